@@ -1,0 +1,30 @@
+//===--- TorchTidyModule.cpp - the torch-* clang-tidy module --------------===//
+//
+// Registers every torch-* check. Check names are the user interface (see
+// docs/checks/): they never change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoadWithoutDeviceCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+
+namespace clang::tidy::torch {
+
+class TorchTidyModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
+  }
+};
+
+} // namespace clang::tidy::torch
+
+namespace clang::tidy {
+
+// Registers the module with clang-tidy, both when linked into bin/torch-tidy
+// and bin/torch-clangd and when loaded as a plugin with --load.
+static ClangTidyModuleRegistry::Add<torch::TorchTidyModule>
+    X("torch-module", "Checks for LibTorch (PyTorch C++ API) pitfalls.");
+
+} // namespace clang::tidy

@@ -1,0 +1,50 @@
+# lit configuration for torch-tidy's tests (see test/README.md).
+import os
+
+import lit.formats
+
+config.name = "torch-tidy"
+config.test_format = lit.formats.ShTest(not lit_config.isWindows)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs", "runtime"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.torch_tidy_build_root, "test")
+
+build = config.torch_tidy_build_root
+src = config.torch_tidy_src_root
+tools = config.llvm_tools_dir
+config.environment["PATH"] = os.pathsep.join([tools, os.path.join(build, "bin"),
+                                              config.environment.get("PATH", os.environ["PATH"])])
+
+runner = os.path.join(src, "test", "check_torch_tidy.py")
+clangxx = os.path.join(tools, "clang++")
+common = "%s %s --filecheck=%s --clangxx=%s" % (
+    config.python_executable, runner, os.path.join(tools, "FileCheck"), clangxx)
+plugin = os.path.join(build, "lib", "libTorchTidy.so")
+stock_tidy = os.path.join(tools, "clang-tidy")
+
+# %check_torch_tidy: the standalone binary; %check_torch_tidy_plugin: stock
+# clang-tidy of the same LLVM with --load.
+config.substitutions.append(("%check_torch_tidy_plugin",
+                             "%s --tidy=%s --load=%s" % (common, stock_tidy, plugin)))
+config.substitutions.append(("%check_torch_tidy",
+                             "%s --tidy=%s" % (common, os.path.join(build, "bin", "torch-tidy"))))
+config.substitutions.append(("%torch_tidy", os.path.join(build, "bin", "torch-tidy")))
+config.substitutions.append(("%stock_clang_tidy", stock_tidy))
+config.substitutions.append(("%plugin", plugin))
+config.substitutions.append(("%clangxx", clangxx))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%src_root", src))
+config.substitutions.append(("%build_root", build))
+config.substitutions.append(("%examples", os.path.join(src, "examples")))
+config.substitutions.append(("%mock_torch", os.path.join(src, "test", "checks", "Inputs")))
+
+# Real LibTorch headers (Debian's libtorch-dev): tests marked `REQUIRES: libtorch`.
+if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_include, "torch", "torch.h")):
+    config.available_features.add("libtorch")
+    config.substitutions.append(("%libtorch_flags",
+                                 "-isystem %s" % config.libtorch_include))
+    config.substitutions.append(("%libtorch_I_flags",
+                                 "-I%s" % config.libtorch_include))
+if os.path.exists(os.path.join(build, "bin", "torch-clangd")):
+    config.available_features.add("torch-clangd")
