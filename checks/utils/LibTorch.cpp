@@ -144,17 +144,25 @@ bool isEmptyOptional(const Expr *E) {
 
 llvm::SmallVector<const VarDecl *, 4>
 visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
-                      llvm::function_ref<bool(const VarDecl &)> Pred) {
+                      llvm::function_ref<bool(const VarDecl &)> Pred,
+                      bool CrossLambdas) {
   llvm::SmallVector<const VarDecl *, 4> Found;
+  // Declarations of one scope level, in source order; appended to Found in
+  // reverse so that the result is innermost (and latest) first.
+  llvm::SmallVector<const VarDecl *, 4> Level;
   auto Consider = [&](const Decl *D) {
     if (const auto *VD = dyn_cast_or_null<VarDecl>(D))
       if (Pred(*VD))
-        Found.push_back(VD);
+        Level.push_back(VD);
   };
   auto ConsiderStmt = [&](const Stmt *St) {
     if (const auto *DS = dyn_cast_or_null<DeclStmt>(St))
       for (const Decl *D : DS->decls())
         Consider(D);
+  };
+  auto FlushLevel = [&] {
+    Found.append(Level.rbegin(), Level.rend());
+    Level.clear();
   };
 
   DynTypedNode Child = DynTypedNode::create(S);
@@ -182,17 +190,220 @@ visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
     } else if (const auto *Fn = Parent.get<FunctionDecl>()) {
       for (const ParmVarDecl *P : Fn->parameters())
         Consider(P);
-      break;
+      // A lambda's call operator: continue into the enclosing function only
+      // when asked to.
+      const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
+      if (!CrossLambdas || !Method || !Method->getParent()->isLambda()) {
+        FlushLevel();
+        break;
+      }
     } else if (const auto *Lambda = Parent.get<LambdaExpr>()) {
-      // The enclosing function's locals are usable only if captured: stop at
-      // the lambda's own parameters.
       for (const ParmVarDecl *P : Lambda->getCallOperator()->parameters())
         Consider(P);
-      break;
+      // The enclosing function's locals are usable only if captured.
+      if (!CrossLambdas) {
+        FlushLevel();
+        break;
+      }
     }
+    FlushLevel();
     Child = Parent;
   }
   return Found;
+}
+
+
+// --- Autograd -------------------------------------------------------------------
+
+namespace {
+
+/// Calls \p Pred on \p RD and every base class (with a definition); true if
+/// any call returns true.
+bool anyClassInHierarchy(const CXXRecordDecl *RD,
+                         llvm::function_ref<bool(const CXXRecordDecl &)> Pred) {
+  if (!RD)
+    return false;
+  if (Pred(*RD))
+    return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (anyClassInHierarchy(Base.getType()->getAsCXXRecordDecl(), Pred))
+      return true;
+  return false;
+}
+
+/// The template a class specialisation was instantiated from, or null.
+const ClassTemplateDecl *templateOf(const CXXRecordDecl &RD) {
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&RD))
+    return Spec->getSpecializedTemplate();
+  return nullptr;
+}
+
+bool isModuleHolder(const CXXRecordDecl &RD) {
+  const ClassTemplateDecl *T = templateOf(RD);
+  return T && T->getQualifiedNameAsString() == "torch::nn::ModuleHolder";
+}
+
+bool isLossImpl(const CXXRecordDecl &RD) {
+  if (!RD.getIdentifier() || !RD.getName().ends_with("LossImpl"))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(RD.getDeclContext());
+  return NS && NS->getQualifiedNameAsString() == "torch::nn";
+}
+
+const CXXRecordDecl *recordOf(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType();
+  if (const auto *PT = T->getAs<PointerType>())
+    T = PT->getPointeeType();
+  return T->getAsCXXRecordDecl();
+}
+
+/// The method a call invokes on an object, and the object's class: member
+/// calls (`a.f()`, `a->f()`) and overloaded operator() (`a(x)`).
+std::pair<const CXXMethodDecl *, const CXXRecordDecl *>
+methodAndClass(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *M = Member->getMethodDecl();
+    return {M, M ? M->getParent() : nullptr};
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+      return {dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()),
+              recordOf(Op->getArg(0)->getType())};
+  return {nullptr, nullptr};
+}
+
+bool isTensorClass(const CXXRecordDecl *RD) {
+  return RD && hasQualifiedName(RD, {"at::Tensor", "at::TensorBase"});
+}
+
+bool calleeIs(const CallExpr &Call, StringRef QualifiedName) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  return F && F->getQualifiedNameAsString() == QualifiedName;
+}
+
+} // namespace
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    return hasQualifiedName(&C, {"torch::nn::Module", "torch::jit::Module"}) ||
+           isModuleHolder(C);
+  });
+}
+
+bool isLossModuleClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    if (isLossImpl(C))
+      return true;
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&C);
+    if (!Spec || !isModuleHolder(C) || Spec->getTemplateArgs().size() != 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return false;
+    const CXXRecordDecl *Impl =
+        Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    return Impl && isLossImpl(*Impl);
+  });
+}
+
+bool isModuleForwardCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Class)
+    return false;
+  if (isa<CXXOperatorCallExpr>(Call))
+    return isModuleClass(Class);
+  return Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Class);
+}
+
+bool isLossCall(const CallExpr &Call) {
+  if (isModuleForwardCall(Call)) {
+    auto [Method, Class] = methodAndClass(Call);
+    return isLossModuleClass(Class);
+  }
+  const FunctionDecl *F = Call.getDirectCallee();
+  if (!F || !F->getIdentifier() || isa<CXXMethodDecl>(F))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(F->getDeclContext());
+  if (!NS)
+    return false;
+  std::string Namespace = NS->getQualifiedNameAsString();
+  if (Namespace != "at" && Namespace != "torch" &&
+      Namespace != "torch::nn::functional")
+    return false;
+  StringRef Name = F->getName();
+  return Name.contains("loss") || Name.contains("entropy") || Name == "kl_div";
+}
+
+bool isBackwardCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (Method && Method->getIdentifier() && Method->getName() == "backward" &&
+      isTensorClass(Class))
+    return true;
+  return calleeIs(Call, "torch::autograd::backward");
+}
+
+bool isAutogradGradCall(const CallExpr &Call) {
+  return calleeIs(Call, "torch::autograd::grad");
+}
+
+bool isOptimizerStepCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  return Method && Method->getIdentifier() && Method->getName() == "step" &&
+         anyClassInHierarchy(Class, [](const CXXRecordDecl &C) {
+           return hasQualifiedName(&C, {"torch::optim::Optimizer"});
+         });
+}
+
+bool isHistoryRemovingCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Method->getIdentifier() || !isTensorClass(Class))
+    return false;
+  StringRef Name = Method->getName();
+  return Name == "detach" || Name == "detach_" || Name == "item" ||
+         Name == "data" || Name == "data_ptr";
+}
+
+GradModeEffect gradModeEffectOf(const VarDecl &VD) {
+  const NamedDecl *Type = namedTypeDecl(VD.getType());
+  const bool IsNoGrad = hasQualifiedName(Type, {"c10::NoGradGuard"});
+  const bool IsInference = hasQualifiedName(Type, {"c10::InferenceMode"});
+  const bool IsAutoGrad = hasQualifiedName(Type, {"c10::AutoGradMode"});
+  if (!IsNoGrad && !IsInference && !IsAutoGrad)
+    return GradModeEffect::None;
+  if (IsNoGrad)
+    return GradModeEffect::Disables;
+  // The constructor's argument says which way the guard goes.
+  const Expr *Arg = nullptr;
+  if (const auto *Construct =
+          dyn_cast_or_null<CXXConstructExpr>(VD.getInit() ? VD.getInit()->IgnoreImplicit() : nullptr))
+    if (Construct->getNumArgs() > 0 &&
+        !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      Arg = Construct->getArg(0);
+  if (!Arg)
+    return IsInference ? GradModeEffect::Disables : GradModeEffect::Unknown;
+  bool Enabled = false;
+  if (Arg->isValueDependent() ||
+      !Arg->EvaluateAsBooleanCondition(Enabled, VD.getASTContext()))
+    return GradModeEffect::Unknown;
+  if (IsInference)
+    return Enabled ? GradModeEffect::Disables : GradModeEffect::None;
+  return Enabled ? GradModeEffect::Enables : GradModeEffect::Disables;
+}
+
+bool hasNoGradGuardInScope(const Stmt &S, ASTContext &Ctx) {
+  const auto Guards = visibleLocalVariables(
+      S, Ctx,
+      [](const VarDecl &VD) {
+        return gradModeEffectOf(VD) != GradModeEffect::None;
+      },
+      /*CrossLambdas=*/true);
+  if (Guards.empty())
+    return false;
+  return gradModeEffectOf(*Guards.front()) != GradModeEffect::Enables;
 }
 
 } // namespace clang::tidy::torch

@@ -67,10 +67,82 @@ bool isEmptyOptional(const Expr *E);
 /// Collects the local variables and parameters of the function enclosing \p S
 /// that are visible at \p S (declared before it in an enclosing block, in an
 /// enclosing for/if/while header, or as a parameter) and satisfy \p Pred.
-/// A lambda's body sees its own parameters, not the enclosing function's.
+/// The result is innermost first (within a block, the latest declaration
+/// first). A lambda's body sees its own parameters, and, only when
+/// \p CrossLambdas is set, the enclosing function's variables too.
 llvm::SmallVector<const VarDecl *, 4>
 visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
-                      llvm::function_ref<bool(const VarDecl &)> Pred);
+                      llvm::function_ref<bool(const VarDecl &)> Pred,
+                      bool CrossLambdas = false);
+
+
+// --- Autograd: what creates, consumes and removes graph history ----------------
+//
+// The SPEC's "local, explainable evidence" that a tensor has autograd history:
+// produced by a module's forward, by a LibTorch loss, by arithmetic on such a
+// tensor, or backward() is called on it; .detach(), .item<T>(), .data() and
+// gradient-disabling guards remove it. These predicates name each piece.
+
+/// True if \p RD is, or derives from, torch::nn::Module, a
+/// torch::nn::ModuleHolder<...> specialisation, or is torch::jit::Module.
+bool isModuleClass(const CXXRecordDecl *RD);
+
+/// True if \p RD is a LibTorch loss module: torch::nn::<Name>LossImpl or a
+/// ModuleHolder of one (torch::nn::CrossEntropyLoss, MSELoss, NLLLoss, ...).
+bool isLossModuleClass(const CXXRecordDecl *RD);
+
+/// A module's forward: `model->forward(x)`, `model(x)` on a module holder,
+/// `module.forward({...})` / `module({...})` on a torch::jit::Module, and
+/// `impl.forward(x)` on a torch::nn::Module subclass. Loss modules count too;
+/// use isLossCall to tell them apart.
+bool isModuleForwardCall(const CallExpr &Call);
+
+/// A LibTorch loss: a function in at::, torch:: or torch::nn::functional::
+/// whose name says loss/entropy (mse_loss, cross_entropy, nll_loss,
+/// binary_cross_entropy_with_logits, kl_div, ...), or a loss module's forward.
+bool isLossCall(const CallExpr &Call);
+
+/// `t.backward(...)` on an at::Tensor, or `torch::autograd::backward(...)`.
+bool isBackwardCall(const CallExpr &Call);
+
+/// `torch::autograd::grad(...)`.
+bool isAutogradGradCall(const CallExpr &Call);
+
+/// `opt.step(...)` on a torch::optim::Optimizer (or a subclass).
+bool isOptimizerStepCall(const CallExpr &Call);
+
+/// A call on an at::Tensor that returns a value without autograd history:
+/// detach(), detach_(), item(), item<T>(), data(), data_ptr<T>().
+bool isHistoryRemovingCall(const CallExpr &Call);
+
+/// The grad mode a guard variable sets for its scope.
+enum class GradModeEffect { None, Disables, Enables, Unknown };
+
+/// What \p VD does to grad mode: torch::NoGradGuard and c10::InferenceMode
+/// (no argument or `true`) disable it; AutoGradMode(false) disables it,
+/// AutoGradMode(true) enables it; a non-constant argument is Unknown.
+GradModeEffect gradModeEffectOf(const VarDecl &VD);
+
+/// True if gradient recording is (or may be) off at \p S: the innermost
+/// grad-mode guard visible at \p S in any enclosing scope of the same function
+/// (lambdas included) disables it, or has an argument that is not a constant.
+bool hasNoGradGuardInScope(const Stmt &S, ASTContext &Ctx);
+
+AST_MATCHER(CallExpr, isModuleForward) { return isModuleForwardCall(Node); }
+AST_MATCHER(CallExpr, isLoss) { return isLossCall(Node); }
+AST_MATCHER(CallExpr, isBackward) { return isBackwardCall(Node); }
+AST_MATCHER(CallExpr, isAutogradGrad) { return isAutogradGradCall(Node); }
+AST_MATCHER(CallExpr, isOptimizerStep) { return isOptimizerStepCall(Node); }
+AST_MATCHER(CallExpr, isHistoryRemoving) {
+  return isHistoryRemovingCall(Node);
+}
+/// Matches statements under a gradient-disabling guard (see
+/// hasNoGradGuardInScope).
+AST_MATCHER(Stmt, isUnderNoGradGuard) {
+  return hasNoGradGuardInScope(Node, Finder->getASTContext());
+}
+/// Matches expressions whose type is at::Tensor (through references/typedefs).
+AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 
 } // namespace clang::tidy::torch
 
