@@ -131,13 +131,6 @@ def main():
             print(o)
             fail("FileCheck failed for " + ",".join(prefixes))
 
-    if has_fixes:
-        filecheck(temp, has_fixes, ["-strict-whitespace"])
-    elif fixed != cleaned:
-        diff = subprocess.run(["diff", "-u", orig, temp], stdout=subprocess.PIPE, text=True).stdout
-        print(diff)
-        fail("clang-tidy applied fix-its but the test has no CHECK-FIXES line")
-
     warn_pattern = "{{(warning|error)}}:"
     if has_notes:
         filecheck(diag_file, has_notes, ["-implicit-check-not=" + warn_pattern,
@@ -147,6 +140,13 @@ def main():
     elif not args.expect_compiler_errors:
         if re.search(r"(warning|error): ", out):
             fail("the test has no CHECK-MESSAGES but clang-tidy reported diagnostics")
+
+    if has_fixes:
+        filecheck(temp, has_fixes, ["-strict-whitespace"])
+    elif fixed != cleaned:
+        diff = subprocess.run(["diff", "-u", orig, temp], stdout=subprocess.PIPE, text=True).stdout
+        print(diff)
+        fail("clang-tidy applied fix-its but the test has no CHECK-FIXES line")
 
     if fixed != cleaned:
         # --fix must be idempotent: a second run changes nothing.

@@ -46,5 +46,13 @@ if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_inclu
                                  "-isystem %s" % config.libtorch_include))
     config.substitutions.append(("%libtorch_I_flags",
                                  "-I%s" % config.libtorch_include))
+# Another clang-tidy (e.g. Debian's default clang-tidy-14) for the plugin's
+# version-mismatch guard.
+import glob
+for other in sorted(glob.glob("/usr/bin/clang-tidy-[0-9]*")):
+    if os.path.basename(other) != "clang-tidy-" + config.llvm_version_major:
+        config.available_features.add("other-clang-tidy")
+        config.substitutions.append(("%other_clang_tidy", other))
+        break
 if os.path.exists(os.path.join(build, "bin", "torch-clangd")):
     config.available_features.add("torch-clangd")

@@ -1,0 +1,4 @@
+#include <torch/torch.h>
+void f(torch::nn::Module &m) {
+  torch::load(m, "a.pt");
+}
