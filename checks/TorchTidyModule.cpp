@@ -7,7 +7,10 @@
 
 #include "LoadWithoutDeviceCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
+#if TORCH_TIDY_LLVM_MAJOR < 22
+// Merged into ClangTidyModule.h (and deprecated) in LLVM 22.
 #include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
 
 namespace clang::tidy::torch {
 
