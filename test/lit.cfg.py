@@ -56,3 +56,15 @@ for other in sorted(glob.glob("/usr/bin/clang-tidy-[0-9]*")):
         break
 if os.path.exists(os.path.join(build, "bin", "torch-clangd")):
     config.available_features.add("torch-clangd")
+
+# --- Tool tests (test/tools/): torch-clangd and run-torch-tidy -----------------
+import shutil
+
+config.substitutions.append(("%torch_clangd", os.path.join(build, "bin", "torch-clangd")))
+config.substitutions.append(("%run_torch_tidy", "%s %s" % (
+    config.python_executable, os.path.join(build, "bin", "run-torch-tidy"))))
+config.substitutions.append(("%lsp_client", "%s %s" % (
+    config.python_executable, os.path.join(src, "test", "tools", "Inputs", "lsp_client.py"))))
+for _tool in ("pre-commit", "git", "cmake", "ninja"):
+    if shutil.which(_tool):
+        config.available_features.add(_tool)
