@@ -2,6 +2,7 @@
 
 #include "RuntimeSupport.h"
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -27,6 +28,11 @@
 namespace torch_tidy_runtime {
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
+
+bool libtorchHasCudaBackend() {
+  // libtorch_cuda registers the CUDA device guard when it is loaded.
+  return c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA);
+}
 
 torch::Device testDevice() {
   if (cudaAvailable())
@@ -88,8 +94,9 @@ int64_t cudaAllocatedBytes() {
 
 std::string runDescription() {
   std::ostringstream OS;
-  OS << "LibTorch " << TORCH_VERSION << ", device "
-     << (cudaAvailable() ? "CUDA" : "CPU (no usable GPU)")
+  OS << "LibTorch " << TORCH_VERSION << " "
+     << (libtorchHasCudaBackend() ? "(CUDA build)" : "(CPU-only build)")
+     << ", device " << (cudaAvailable() ? "CUDA" : "CPU (no usable GPU)")
      << ", CUDA allocator statistics "
 #ifdef TORCH_TIDY_READ_ALLOCATOR_STATS
      << "compiled in";

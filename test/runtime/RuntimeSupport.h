@@ -1,16 +1,17 @@
 //===- RuntimeSupport.h - shared helpers of the torch-tidy runtime suite --===//
 //
-// The runtime suite proves that every pattern a torch-* check flags really fails
-// at run time, and that its fixed twin works. Each test/runtime/<check>_test.cpp
-// is linked with examples/<check>/buggy.cpp and examples/<check>/fixed.cpp
-// (compiled with -DTORCH_TIDY_EXAMPLE_NO_MAIN) and declares their entry points
-// itself (`namespace buggy { ... }`, `namespace fixed { ... }`).
+// The runtime suite proves that every pattern a torch-* check flags really
+// fails at run time, and that its fixed twin works. Each
+// test/runtime/<check>_test.cpp is linked with examples/<check>/buggy.cpp and
+// examples/<check>/fixed.cpp (compiled with -DTORCH_TIDY_EXAMPLE_NO_MAIN) and
+// declares their entry points itself (`namespace buggy { ... }`, `namespace
+// fixed { ... }`).
 //
-// Device policy: tests run on CUDA when torch::cuda::is_available(), else on CPU
-// (testDevice()). Evidence that exists only on a GPU (caching-allocator bytes, a
-// device-side assert, a checkpoint for a second GPU) is compiled everywhere and
-// reports GTEST_SKIP with the reason on a machine without one: it never passes
-// there.
+// Device policy: tests run on CUDA when torch::cuda::is_available(), else on
+// CPU (testDevice()). Evidence that exists only on a GPU (caching-allocator
+// bytes, a device-side assert, a checkpoint for a second GPU) is compiled
+// everywhere and reports GTEST_SKIP with the reason on a machine without one:
+// it never passes there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,11 @@ namespace torch_tidy_runtime {
 
 /// True when LibTorch was built with CUDA and a GPU is usable here.
 bool cudaAvailable();
+
+/// True when the linked LibTorch has a CUDA backend (a CUDA build of
+/// LibTorch), whether or not a GPU is usable here. False for Debian's
+/// CPU-only libtorch-dev.
+bool libtorchHasCudaBackend();
 
 /// The device the runtime tests run on: CUDA (the current device) when
 /// cudaAvailable(), else CPU.
