@@ -1,0 +1,10 @@
+// Standard headers before LibTorch are fine for the precompiled header.
+#include <vector>
+#include <torch/torch.h>
+
+#include "checkpoint.h"
+
+void load_for_eval(const std::string &path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+}
