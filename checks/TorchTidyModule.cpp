@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "LoadWithoutDeviceCheck.h"
+#include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
 // Merged into ClangTidyModule.h (and deprecated) in LLVM 22.
@@ -18,6 +20,10 @@ class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
+    Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
+        "torch-tensor-from-values-breaks-graph");
+    Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
+        "torch-backward-twice-without-retain-graph");
   }
 };
 

@@ -406,4 +406,33 @@ bool hasNoGradGuardInScope(const Stmt &S, ASTContext &Ctx) {
   return gradModeEffectOf(*Guards.front()) != GradModeEffect::Enables;
 }
 
+// --- Values read out of tensors, and tensors built from host values ------------
+
+bool isTensorValueReadCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Method->getIdentifier() || !isTensorClass(Class))
+    return false;
+  StringRef Name = Method->getName();
+  return Name == "item" || Name == "data_ptr" || Name == "const_data_ptr" ||
+         Name == "mutable_data_ptr" || Name == "accessor" ||
+         Name == "packed_accessor32" || Name == "packed_accessor64" ||
+         Name == "generic_packed_accessor";
+}
+
+bool isTensorFromValuesCall(const CallExpr &Call) {
+  return calleeIs(Call, "torch::tensor") || calleeIs(Call, "at::tensor") ||
+         calleeIs(Call, "torch::from_blob") || calleeIs(Call, "at::from_blob");
+}
+
+bool isTensorListType(QualType T) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
+  if (!Spec || !hasQualifiedName(Spec, {"std::vector", "std::__1::vector",
+                                        "c10::ArrayRef", "c10::List"}))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         isTensorType(Args[0].getAsType());
+}
+
 } // namespace clang::tidy::torch

@@ -144,6 +144,33 @@ AST_MATCHER(Stmt, isUnderNoGradGuard) {
 /// Matches expressions whose type is at::Tensor (through references/typedefs).
 AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 
+// --- Values read out of tensors, and tensors built from host values ------------
+//
+// Used where a check follows numbers out of a tensor (item, data_ptr,
+// accessors) into host variables and back into a new tensor (torch::tensor,
+// torch::from_blob), which then has no autograd history.
+
+/// A call on an at::Tensor that copies or exposes its values to host code:
+/// item(), item<T>(), data_ptr(), data_ptr<T>(), const_data_ptr<T>(),
+/// mutable_data_ptr<T>(), accessor<T, N>(), packed_accessor32/64<T, N>() and
+/// generic_packed_accessor<T, N>().
+bool isTensorValueReadCall(const CallExpr &Call);
+
+/// A factory that builds a tensor from host values: torch::tensor / at::tensor
+/// (from a scalar, a braced list or a std::vector) and torch::from_blob /
+/// at::from_blob (from a pointer). Its result never has autograd history.
+bool isTensorFromValuesCall(const CallExpr &Call);
+
+/// True if \p T (through references, typedefs and cv-qualifiers) is a
+/// container of tensors: std::vector<at::Tensor> (torch::autograd::
+/// variable_list), c10::ArrayRef<at::Tensor> (at::TensorList) or
+/// c10::List<at::Tensor>.
+bool isTensorListType(QualType T);
+
+AST_MATCHER(CallExpr, isTensorFromValues) {
+  return isTensorFromValuesCall(Node);
+}
+
 } // namespace clang::tidy::torch
 
 #endif

@@ -83,6 +83,19 @@ struct TensorOptions {
 
 class Tensor;
 
+// As in the real <ATen/core/TensorAccessor.h>: element access into a tensor's
+// storage on the host.
+template <typename T, size_t N> class TensorAccessor {
+public:
+  TensorAccessor<T, N - 1> operator[](int64_t) const { return {}; }
+  int64_t size(int64_t) const { return 0; }
+};
+template <typename T> class TensorAccessor<T, 1> {
+public:
+  T &operator[](int64_t) const { static T value; return value; }
+  int64_t size(int64_t) const { return 0; }
+};
+
 class TensorBase {
 public:
   int64_t dim() const { return 0; }
@@ -91,6 +104,9 @@ public:
   bool defined() const { return true; }
   bool requires_grad() const { return false; }
   template <typename T> T *data_ptr() const { return nullptr; }
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() const & {
+    return {};
+  }
 };
 
 class Tensor : public TensorBase {

@@ -1,0 +1,163 @@
+//===--- BackwardTwiceWithoutRetainGraphCheck.cpp -------------------------===//
+
+#include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "utils/AutogradFlow.h"
+#include "utils/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// The fix-it that makes \p First keep its graph: retain_graph=true, written
+/// in the position the pass's signature gives it.
+std::optional<FixItHint> retainGraphFix(const CallExpr &First,
+                                        const SourceManager &SM,
+                                        const LangOptions &LangOpts) {
+  if (First.getBeginLoc().isMacroID() || First.getEndLoc().isMacroID() ||
+      !isInUserCode(First.getBeginLoc(), SM))
+    return std::nullopt;
+  if (const Expr *Retain = writtenRetainGraphArg(First)) {
+    CharSourceRange Range = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Retain->getSourceRange()), SM, LangOpts);
+    if (Range.isInvalid())
+      return std::nullopt;
+    return FixItHint::CreateReplacement(Range, "true");
+  }
+  // Arguments written in the source; default arguments are trailing.
+  unsigned Written = 0;
+  const Expr *LastWritten = nullptr;
+  for (const Expr *Arg : First.arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      break;
+    ++Written;
+    LastWritten = Arg;
+  }
+  std::string Text;
+  if (isa<CXXMemberCallExpr>(First)) // backward(gradient, retain_graph, ...)
+    Text = Written == 0   ? "{}, /*retain_graph=*/true"
+           : Written == 1 ? ", /*retain_graph=*/true"
+                          : "";
+  else if (isAutogradGradCall(First)) // grad(outputs, inputs, grads, retain..)
+    Text = Written == 2   ? ", /*grad_outputs=*/{}, /*retain_graph=*/true"
+           : Written == 3 ? ", /*retain_graph=*/true"
+                          : "";
+  else // torch::autograd::backward(tensors, grad_tensors, retain_graph, ...)
+    Text = Written == 1   ? ", /*grad_tensors=*/{}, /*retain_graph=*/true"
+           : Written == 2 ? ", /*retain_graph=*/true"
+                          : "";
+  if (Text.empty())
+    return std::nullopt;
+  if (!LastWritten)
+    return FixItHint::CreateInsertion(First.getRParenLoc(), Text);
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(LastWritten->getSourceRange()), SM,
+      LangOpts);
+  if (Range.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(Range.getEnd(), Text);
+}
+
+} // namespace
+
+void BackwardTwiceWithoutRetainGraphCheck::registerMatchers(
+    MatchFinder *Finder) {
+  const auto Pass = callExpr(anyOf(isBackward(), isAutogradGrad()));
+  // The analysis (and its CFG) is built only for functions that run a pass.
+  // Templates are analysed once, in their written form.
+  Finder->addMatcher(functionDecl(isDefinition(), unless(isInstantiated()),
+                                  isExpansionInUserCode(),
+                                  hasBody(stmt(hasDescendant(Pass))))
+                         .bind("fn"),
+                     this);
+  Finder->addMatcher(lambdaExpr(unless(isInTemplateInstantiation()),
+                                isExpansionInUserCode(), hasDescendant(Pass))
+                         .bind("lambda"),
+                     this);
+}
+
+void BackwardTwiceWithoutRetainGraphCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    Fn = Lambda->getCallOperator();
+  if (!Fn || !Analysed.insert(Fn).second)
+    return;
+  std::unique_ptr<AutogradFlow> Flow =
+      AutogradFlow::analyze(*Fn, *Result.Context);
+  if (!Flow)
+    return;
+
+  const SourceManager &SM = *Result.SourceManager;
+  const LangOptions &LangOpts = Result.Context->getLangOpts();
+  llvm::SmallPtrSet<const CallExpr *, 4> Fixed;
+  for (const AutogradFlow::SecondPass &P : Flow->secondPasses()) {
+    if (!isInUserCode(SM.getSpellingLoc(P.Failing->getBeginLoc()), SM))
+      continue;
+    const StringRef Shared = P.Shared ? P.Shared->getName() : "the loss";
+    const bool FirstIsGrad = isAutogradGradCall(*P.First);
+
+    if (P.First == P.Failing) {
+      // The same call, again in the next iteration of a loop.
+      diag(P.Failing->getBeginLoc(),
+           "backward pass in a loop reaches the graph of '%0', which was "
+           "built before the loop and is freed by the first iteration; "
+           "compute '%0' inside the loop, or pass retain_graph=true")
+          << Shared;
+      if (P.SharedDefinitionLoc.isValid())
+        diag(P.SharedDefinitionLoc, "'%0' is computed here, outside the loop",
+             DiagnosticIDs::Note)
+            << Shared;
+      continue;
+    }
+
+    std::optional<FixItHint> Fix;
+    if (Fixed.insert(P.First).second)
+      Fix = retainGraphFix(*P.First, SM, LangOpts);
+
+    {
+      // The fix-it goes on the warning (fix-its on notes are not applied by
+      // --fix), although it edits the first pass.
+      DiagnosticBuilder Warning = [&] {
+        if (FirstIsGrad)
+          return diag(P.Failing->getBeginLoc(),
+                      "backward pass through the graph of '%0', which "
+                      "torch::autograd::grad already freed; pass "
+                      "retain_graph=true to torch::autograd::grad")
+                 << Shared;
+        if (P.FirstRoot && P.FailingRoot && P.FirstRoot != P.FailingRoot &&
+            P.Shared != P.FailingRoot)
+          return diag(P.Failing->getBeginLoc(),
+                      "backward pass through '%0' reaches the graph of '%1', "
+                      "whose buffers an earlier backward pass freed; pass "
+                      "retain_graph=true to the first pass, or backpropagate "
+                      "once through the sum: '(%2 + %0).backward()'")
+                 << P.FailingRoot->getName() << Shared
+                 << P.FirstRoot->getName();
+        if (P.FailingRoot && P.Shared == P.FailingRoot &&
+            P.FirstRoot == P.FailingRoot)
+          return diag(P.Failing->getBeginLoc(),
+                      "second backward pass through the graph of '%0', whose "
+                      "buffers the first pass freed; pass retain_graph=true "
+                      "to the first pass, or recompute '%0' in between")
+                 << Shared;
+        return diag(P.Failing->getBeginLoc(),
+                    "backward pass reaches the graph of '%0', whose buffers "
+                    "an earlier backward pass freed; pass retain_graph=true "
+                    "to the first pass, or backpropagate once through the sum "
+                    "of the losses, e.g. '(l1 + l2).backward()'")
+               << Shared;
+      }();
+      if (Fix)
+        Warning << *Fix;
+    }
+    diag(P.First->getBeginLoc(), "the first pass, which frees the graph, is here",
+         DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch

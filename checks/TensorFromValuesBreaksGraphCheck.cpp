@@ -1,0 +1,73 @@
+//===--- TensorFromValuesBreaksGraphCheck.cpp -----------------------------===//
+
+#include "TensorFromValuesBreaksGraphCheck.h"
+#include "utils/AutogradFlow.h"
+#include "utils/LibTorch.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+void TensorFromValuesBreaksGraphCheck::registerMatchers(MatchFinder *Finder) {
+  const auto Construction = callExpr(isTensorFromValues());
+  // The analysis (and its CFG) is built only for functions that build a
+  // tensor from host values. Templates are analysed once, as written.
+  Finder->addMatcher(functionDecl(isDefinition(), unless(isInstantiated()),
+                                  isExpansionInUserCode(),
+                                  hasBody(stmt(hasDescendant(Construction))))
+                         .bind("fn"),
+                     this);
+  Finder->addMatcher(lambdaExpr(unless(isInTemplateInstantiation()),
+                                isExpansionInUserCode(),
+                                hasDescendant(Construction))
+                         .bind("lambda"),
+                     this);
+}
+
+void TensorFromValuesBreaksGraphCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    Fn = Lambda->getCallOperator();
+  if (!Fn || !Analysed.insert(Fn).second)
+    return;
+  std::unique_ptr<AutogradFlow> Flow =
+      AutogradFlow::analyze(*Fn, *Result.Context);
+  if (!Flow)
+    return;
+
+  const SourceManager &SM = *Result.SourceManager;
+  for (const AutogradFlow::BrokenGraph &B : Flow->brokenGraphs()) {
+    if (!isInUserCode(SM.getSpellingLoc(B.Construction->getBeginLoc()), SM))
+      continue;
+    const FunctionDecl *Factory = B.Construction->getDirectCallee();
+    diag(B.Construction->getBeginLoc(),
+         "%0 builds a tensor without autograd history from values read out "
+         "of a tensor that has it, so no gradient flows back through it; "
+         "build it from the tensors with torch::stack or torch::cat")
+        << (Factory ? Factory->getQualifiedNameAsString() : "torch::tensor");
+    if (B.ValueRead)
+      diag(B.ValueRead->getBeginLoc(),
+           "values read out of a tensor with autograd history here",
+           DiagnosticIDs::Note);
+    switch (B.Kind) {
+    case AutogradFlow::GradientUse::ReturnedFromForward:
+      diag(B.Use->getBeginLoc(), "the new tensor is returned from forward() here",
+           DiagnosticIDs::Note);
+      break;
+    case AutogradFlow::GradientUse::LossPrediction:
+      diag(B.Use->getBeginLoc(), "the new tensor is the prediction of this loss",
+           DiagnosticIDs::Note);
+      break;
+    case AutogradFlow::GradientUse::Backpropagated:
+      diag(B.Use->getBeginLoc(),
+           "the new tensor is backpropagated here, with no other autograd "
+           "history",
+           DiagnosticIDs::Note);
+      break;
+    }
+  }
+}
+
+} // namespace clang::tidy::torch

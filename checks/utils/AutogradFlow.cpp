@@ -1,0 +1,791 @@
+//===--- AutogradFlow.cpp - function-local autograd dataflow --------------===//
+
+#include "utils/AutogradFlow.h"
+#include "utils/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+// --- Retention and argument roles of backward passes ---------------------------
+
+namespace {
+
+/// Argument positions of retain_graph and create_graph in each pass.
+struct PassSignature {
+  unsigned RetainIndex;
+  unsigned CreateIndex;
+};
+
+std::optional<PassSignature> signatureOf(const CallExpr &Pass) {
+  if (isa<CXXMemberCallExpr>(Pass) && isBackwardCall(Pass))
+    return PassSignature{1, 2}; // backward(gradient, retain, create, inputs)
+  if (isBackwardCall(Pass))
+    return PassSignature{2, 3}; // backward(tensors, grads, retain, create, ..)
+  if (isAutogradGradCall(Pass))
+    return PassSignature{3, 4}; // grad(outputs, inputs, grads, retain, ...)
+  return std::nullopt;
+}
+
+const Expr *writtenArg(const CallExpr &Call, unsigned Index) {
+  if (Index >= Call.getNumArgs() || isa<CXXDefaultArgExpr>(Call.getArg(Index)))
+    return nullptr;
+  return Call.getArg(Index);
+}
+
+/// Strips what the compiler adds around an argument as written: implicit
+/// casts, temporaries, and a converting construction of an optional.
+const Expr *stripConversions(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      // A converting construction: one written argument, the rest defaulted
+      // (std::vector's allocator, for instance).
+      unsigned Written = 0;
+      for (const Expr *Arg : Construct->arguments())
+        Written += !isa<CXXDefaultArgExpr>(Arg);
+      if (Written == 1 && Construct->getNumArgs() >= 1 &&
+          !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
+        E = Construct->getArg(0);
+        continue;
+      }
+      return E;
+    }
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    return E;
+  }
+  return E;
+}
+
+/// The constant truth value of a retain_graph / create_graph argument:
+/// nullopt when it is not a compile-time constant. An empty optional
+/// (c10::nullopt, `{}`) is reported through \p IsEmpty.
+std::optional<bool> constantFlag(const Expr *Arg, const ASTContext &Ctx,
+                                 bool &IsEmpty) {
+  IsEmpty = false;
+  if (!Arg)
+    return std::nullopt;
+  if (isEmptyOptional(Arg)) {
+    IsEmpty = true;
+    return std::nullopt;
+  }
+  const Expr *E = stripConversions(Arg);
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  if (isEmptyOptional(E)) {
+    IsEmpty = true;
+    return std::nullopt;
+  }
+  bool Value = false;
+  if (!E->getType()->isScalarType() ||
+      !E->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
+} // namespace
+
+const Expr *writtenRetainGraphArg(const CallExpr &Pass) {
+  std::optional<PassSignature> Sig = signatureOf(Pass);
+  return Sig ? writtenArg(Pass, Sig->RetainIndex) : nullptr;
+}
+
+GraphRetention graphRetentionOf(const CallExpr &Pass, const ASTContext &Ctx) {
+  std::optional<PassSignature> Sig = signatureOf(Pass);
+  if (!Sig)
+    return GraphRetention::Unknown;
+  // Both torch::autograd::backward and Tensor::backward default retain_graph
+  // to create_graph.
+  bool Empty = false;
+  if (const Expr *Retain = writtenArg(Pass, Sig->RetainIndex)) {
+    std::optional<bool> Value = constantFlag(Retain, Ctx, Empty);
+    if (Value)
+      return *Value ? GraphRetention::Retains : GraphRetention::Frees;
+    if (!Empty)
+      return GraphRetention::Unknown;
+  }
+  const Expr *Create = writtenArg(Pass, Sig->CreateIndex);
+  if (!Create)
+    return GraphRetention::Frees;
+  std::optional<bool> Value = constantFlag(Create, Ctx, Empty);
+  if (!Value)
+    return GraphRetention::Unknown;
+  return *Value ? GraphRetention::Retains : GraphRetention::Frees;
+}
+
+const Expr *lossPredictionArg(const CallExpr &Loss) {
+  unsigned First = isa<CXXOperatorCallExpr>(Loss) ? 1 : 0;
+  return First < Loss.getNumArgs() ? Loss.getArg(First) : nullptr;
+}
+
+// --- The analysis ------------------------------------------------------------------
+
+namespace {
+
+using DefSet = std::set<unsigned>;
+
+/// What the analysis knows about the value of an expression.
+struct Value {
+  /// The value is a tensor with autograd history.
+  bool History = false;
+  /// Local, non-leaf definitions (with history) whose graph the value reaches.
+  DefSet Graph;
+  /// The value is (derived from) a tensor built from values read out of a
+  /// tensor with history, at this construction call ...
+  const CallExpr *FromValues = nullptr;
+  /// ... whose values were read out here.
+  const Expr *ValuesRead = nullptr;
+  /// The value is a host value read out of a tensor with history, here.
+  const Expr *Taint = nullptr;
+
+  void join(const Value &Other) {
+    History |= Other.History;
+    Graph.insert(Other.Graph.begin(), Other.Graph.end());
+    if (!FromValues) {
+      FromValues = Other.FromValues;
+      ValuesRead = Other.ValuesRead;
+    }
+    if (!Taint)
+      Taint = Other.Taint;
+  }
+};
+
+/// A definition site of a local tensor variable; it stands for every value
+/// the site produces (once per execution).
+struct Definition {
+  const VarDecl *Var = nullptr;
+  SourceLocation Loc;
+  bool History = false;
+  DefSet Graph;
+  const CallExpr *FromValues = nullptr;
+  const Expr *ValuesRead = nullptr;
+};
+
+struct State {
+  /// Definitions that may reach each local tensor variable.
+  std::map<const VarDecl *, DefSet> Reaching;
+  /// Host variables that may hold values read out of a tensor with history.
+  std::map<const VarDecl *, const Expr *> Taint;
+  /// Definitions whose graph a pass without retain_graph may have freed.
+  std::map<unsigned, const CallExpr *> Consumed;
+
+  bool operator==(const State &O) const {
+    return Reaching == O.Reaching && Taint == O.Taint && Consumed == O.Consumed;
+  }
+  void join(const State &O) {
+    for (const auto &[Var, Defs] : O.Reaching)
+      Reaching[Var].insert(Defs.begin(), Defs.end());
+    for (const auto &[Var, Read] : O.Taint)
+      Taint.emplace(Var, Read);
+    for (const auto &[Def, Pass] : O.Consumed)
+      Consumed.emplace(Def, Pass);
+  }
+};
+
+/// Tensors, containers of tensors, and the braced lists that build them.
+bool isTensorValued(QualType T) {
+  if (T.isNull())
+    return false;
+  if (isTensorType(T) || isTensorListType(T))
+    return true;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
+    return isTensorType(Array->getElementType());
+  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          T->getAsCXXRecordDecl()))
+    if (Spec->getQualifiedNameAsString() == "std::initializer_list" &&
+        Spec->getTemplateArgs().size() == 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return isTensorType(Spec->getTemplateArgs()[0].getAsType());
+  return false;
+}
+
+/// Keeps only what a value of type \p T can carry: tensor facts for tensors,
+/// host taint for everything else. Dependent types keep both.
+Value filterByType(Value V, QualType T) {
+  if (T.isNull() || T->isDependentType())
+    return V;
+  if (isTensorValued(T)) {
+    V.Taint = nullptr;
+  } else {
+    V.History = false;
+    V.Graph.clear();
+    V.FromValues = nullptr;
+    V.ValuesRead = nullptr;
+  }
+  return V;
+}
+
+/// The local variable an expression names, through implicit conversions and
+/// single-element braced lists (`{loss}`).
+const VarDecl *soleVariableOf(const Expr *E) {
+  for (int Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripConversions(E);
+    if (!E)
+      return nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+      continue;
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      if (Init->getNumInits() != 1)
+        return nullptr;
+      E = Init->getInit(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The tensor (or list of tensors) a pass backpropagates from.
+const Expr *passRootOf(const CallExpr &Pass) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Pass))
+    return Member->getImplicitObjectArgument();
+  return Pass.getNumArgs() > 0 ? Pass.getArg(0) : nullptr;
+}
+
+/// The variable whose storage a store through \p LHS writes into: `v` in
+/// `v[i]`, `v[i][j]`, `*v`, `v.at(i)`.
+const VarDecl *storedVariableOf(const Expr *LHS) {
+  for (int Depth = 0; LHS && Depth < 8; ++Depth) {
+    LHS = LHS->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(LHS)) {
+      LHS = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(LHS)) {
+      if (Unary->getOpcode() != UO_Deref)
+        return nullptr;
+      LHS = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(LHS)) {
+      if ((Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Star) ||
+          Op->getNumArgs() < 1)
+        return nullptr;
+      LHS = Op->getArg(0);
+      continue;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(LHS)) {
+      const auto *Method = Member->getMethodDecl();
+      if (!Method || !Method->getIdentifier() ||
+          (Method->getName() != "at" && Method->getName() != "front" &&
+           Method->getName() != "back"))
+        return nullptr;
+      LHS = Member->getImplicitObjectArgument();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool isContainerInsertion(const CXXMemberCallExpr &Call) {
+  const auto *Method = Call.getMethodDecl();
+  if (!Method || !Method->getIdentifier())
+    return false;
+  StringRef Name = Method->getName();
+  return Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
+         Name == "emplace" || Name == "push_front" || Name == "emplace_front" ||
+         Name == "assign" || Name == "append";
+}
+
+bool isModuleForwardMethod(const FunctionDecl &F) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&F);
+  return Method && Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Method->getParent());
+}
+
+/// Rounds of the fixpoint iteration before giving up on convergence (sets
+/// only grow, so real code converges in loop-depth + 1 rounds).
+constexpr unsigned MaxRounds = 12;
+
+} // namespace
+
+class AutogradFlowBuilder {
+public:
+  AutogradFlowBuilder(const FunctionDecl &Fn, ASTContext &Ctx,
+                      AutogradFlow &Out)
+      : Fn(Fn), Ctx(Ctx), Out(Out), IsForward(isModuleForwardMethod(Fn)) {}
+
+  bool run();
+
+private:
+  const FunctionDecl &Fn;
+  ASTContext &Ctx;
+  AutogradFlow &Out;
+  const bool IsForward;
+
+  std::vector<Definition> Defs;
+  std::map<std::pair<const void *, const VarDecl *>, unsigned> DefIds;
+  bool DefsChanged = false;
+  bool Reporting = false;
+  State *S = nullptr;
+  llvm::SmallPtrSet<const Stmt *, 8> Reported;
+  llvm::DenseMap<const CallExpr *, bool> NoGrad;
+
+  bool isLocal(const VarDecl *VD) const {
+    return VD && !VD->hasGlobalStorage() &&
+           VD->getDeclContext() == static_cast<const DeclContext *>(&Fn);
+  }
+
+  unsigned definitionAt(const void *Site, const VarDecl *Var,
+                        SourceLocation Loc) {
+    auto [It, Inserted] = DefIds.try_emplace({Site, Var}, Defs.size());
+    if (Inserted) {
+      Definition D;
+      D.Var = Var;
+      D.Loc = Loc;
+      Defs.push_back(D);
+      DefsChanged = true;
+    }
+    return It->second;
+  }
+
+  /// Records that \p Var is (re)defined at \p Site with value \p V: the site
+  /// builds a fresh graph, so nothing it stands for is freed any more.
+  void define(const VarDecl *Var, const void *Site, SourceLocation Loc,
+              const Value &V) {
+    unsigned Id = definitionAt(Site, Var, Loc);
+    Definition &D = Defs[Id];
+    if (V.History && !D.History) {
+      D.History = true;
+      DefsChanged = true;
+    }
+    for (unsigned G : V.Graph)
+      if (D.Graph.insert(G).second)
+        DefsChanged = true;
+    if (V.FromValues && !D.FromValues) {
+      D.FromValues = V.FromValues;
+      D.ValuesRead = V.ValuesRead;
+      DefsChanged = true;
+    }
+    S->Reaching[Var] = DefSet{Id};
+    S->Consumed.erase(Id);
+  }
+
+  Value valueOfVariable(const VarDecl *Var) {
+    Value V;
+    if (!isLocal(Var))
+      return V;
+    if (isTensorValued(Var->getType())) {
+      auto It = S->Reaching.find(Var);
+      if (It == S->Reaching.end())
+        return V;
+      for (unsigned Id : It->second) {
+        const Definition &D = Defs[Id];
+        V.History |= D.History;
+        V.Graph.insert(D.Graph.begin(), D.Graph.end());
+        if (D.History)
+          V.Graph.insert(Id);
+        if (!V.FromValues) {
+          V.FromValues = D.FromValues;
+          V.ValuesRead = D.ValuesRead;
+        }
+      }
+      return V;
+    }
+    auto It = S->Taint.find(Var);
+    if (It != S->Taint.end())
+      V.Taint = It->second;
+    return V;
+  }
+
+  bool underNoGradGuard(const CallExpr &Call) {
+    auto [It, Inserted] = NoGrad.try_emplace(&Call, false);
+    if (Inserted)
+      It->second = hasNoGradGuardInScope(Call, Ctx);
+    return It->second;
+  }
+
+  void reportBroken(const Value &V, const Stmt &Use,
+                    AutogradFlow::GradientUse Kind) {
+    if (!Reporting || !V.FromValues || V.History ||
+        !Reported.insert(V.FromValues).second)
+      return;
+    Out.BrokenGraphs.push_back({V.FromValues, V.ValuesRead, &Use, Kind});
+  }
+
+  Value visit(const Stmt *St);
+  Value visitChildren(const Stmt &St);
+  Value visitCall(const CallExpr &Call);
+  Value assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
+               bool Compound);
+  void pass(const CallExpr &Call, const Value &Root);
+  void visitRoot(const Stmt &Root);
+  void initialState(State &Entry);
+};
+
+Value AutogradFlowBuilder::visitChildren(const Stmt &St) {
+  Value V;
+  for (const Stmt *Child : St.children())
+    V.join(visit(Child));
+  return V;
+}
+
+Value AutogradFlowBuilder::visit(const Stmt *St) {
+  const auto *E = dyn_cast_or_null<Expr>(St);
+  if (!E || isa<LambdaExpr>(E) || isa<BlockExpr>(E))
+    return {};
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return valueOfVariable(dyn_cast<VarDecl>(Ref->getDecl()));
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAssignmentOp())
+      return assign(*Binary->getLHS(), *Binary->getRHS(), *Binary,
+                    Binary->isCompoundAssignmentOp());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return filterByType(visitCall(*Call), Call->getType());
+  return filterByType(visitChildren(*E), E->getType());
+}
+
+Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
+                                  const Expr &Site, bool Compound) {
+  Value R = visit(&RHS);
+  const Expr *Target = LHS.IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!isLocal(Var))
+      return R;
+    if (isTensorValued(Var->getType())) {
+      if (Compound)
+        R.join(valueOfVariable(Var));
+      define(Var, &Site, Site.getBeginLoc(), R);
+      return valueOfVariable(Var);
+    }
+    if (R.Taint)
+      S->Taint[Var] = R.Taint;
+    else if (!Compound)
+      S->Taint.erase(Var);
+    return R;
+  }
+  // A store into an element: v[i] = x, *p = x, acc[i][j] = x.
+  Value L = visit(&LHS);
+  const VarDecl *Stored = storedVariableOf(&LHS);
+  if (R.Taint && isLocal(Stored) && !isTensorValued(Stored->getType()))
+    S->Taint.emplace(Stored, R.Taint);
+  L.join(R);
+  return L;
+}
+
+Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
+      return assign(*Op->getArg(0), *Op->getArg(1), *Op,
+                    Op->getOperator() != OO_Equal);
+  }
+
+  // Operands first, left to right: their effects happen before the call.
+  const Expr *Object = nullptr;
+  Value ObjectValue;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    Object = Member->getImplicitObjectArgument();
+    ObjectValue = visit(Object);
+  }
+  llvm::SmallVector<Value, 4> Args;
+  Value AllArgs;
+  for (const Expr *Arg : Call.arguments()) {
+    Args.push_back(visit(Arg));
+    AllArgs.join(Args.back());
+  }
+
+  if (isBackwardCall(Call) || isAutogradGradCall(Call)) {
+    Value RootValue = Object ? ObjectValue : (Args.empty() ? Value() : Args[0]);
+    pass(Call, RootValue);
+    if (!isAutogradGradCall(Call))
+      return {};
+    // grad() returns gradients with history only with create_graph=true.
+    bool Empty = false;
+    const Expr *Create = writtenArg(Call, 4);
+    std::optional<bool> CreateGraph = constantFlag(Create, Ctx, Empty);
+    if (!Create || (CreateGraph && !*CreateGraph))
+      return {};
+    return AllArgs;
+  }
+
+  if (isTensorValueReadCall(Call)) {
+    Value V;
+    if (ObjectValue.History)
+      V.Taint = &Call;
+    return V;
+  }
+  if (isHistoryRemovingCall(Call))
+    return {};
+
+  if (isModuleForwardCall(Call) || isLossCall(Call)) {
+    Value V = AllArgs;
+    V.Taint = nullptr;
+    if (isLossCall(Call)) {
+      const Expr *Prediction = lossPredictionArg(Call);
+      for (unsigned I = 0; I < Call.getNumArgs(); ++I)
+        if (Call.getArg(I) == Prediction)
+          reportBroken(Args[I], Call, AutogradFlow::GradientUse::LossPrediction);
+      V.FromValues = nullptr;
+      V.ValuesRead = nullptr;
+    }
+    if (!underNoGradGuard(Call))
+      V.History = true;
+    return V;
+  }
+
+  if (isTensorFromValuesCall(Call)) {
+    Value V;
+    if (!Args.empty() && Args[0].Taint) {
+      V.FromValues = &Call;
+      V.ValuesRead = Args[0].Taint;
+    }
+    return V;
+  }
+
+  // Filling a container: vec.push_back(x), vec.emplace_back(...), ...
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    if (isContainerInsertion(*Member)) {
+      const auto *Ref =
+          dyn_cast<DeclRefExpr>(Member->getImplicitObjectArgument()
+                                    ->IgnoreParenImpCasts());
+      const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (isLocal(Var)) {
+        if (isTensorValued(Var->getType())) {
+          Value V = filterByType(AllArgs, Var->getType());
+          V.join(valueOfVariable(Var));
+          define(Var, &Call, Call.getBeginLoc(), V);
+        } else if (AllArgs.Taint) {
+          S->Taint.emplace(Var, AllArgs.Taint);
+        }
+      }
+      return {};
+    }
+  }
+
+  // Anything else computes its result from its operands.
+  Value V = AllArgs;
+  V.join(ObjectValue);
+  return V;
+}
+
+void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
+  // The backpropagated tensor itself is part of the graph even without other
+  // evidence: backward() on it is evidence of history.
+  DefSet Reach = Root.Graph;
+  DefSet RootDefs;
+  if (const VarDecl *Var = soleVariableOf(passRootOf(Call)); isLocal(Var)) {
+    auto It = S->Reaching.find(Var);
+    if (It != S->Reaching.end())
+      for (unsigned Id : It->second) {
+        Reach.insert(Id);
+        RootDefs.insert(Id);
+        if (!Defs[Id].History) {
+          Defs[Id].History = true;
+          DefsChanged = true;
+        }
+      }
+  }
+
+  reportBroken(Root, Call, AutogradFlow::GradientUse::Backpropagated);
+
+  if (Reporting && !Reported.count(&Call)) {
+    // Name the backpropagated tensor itself if its graph was freed, else the
+    // latest (closest) shared intermediate.
+    std::optional<unsigned> SharedId;
+    for (unsigned Id : RootDefs)
+      if (S->Consumed.count(Id)) {
+        SharedId = Id;
+        break;
+      }
+    if (!SharedId)
+      for (auto Id = Reach.rbegin(); Id != Reach.rend(); ++Id)
+        if (S->Consumed.count(*Id)) {
+          SharedId = *Id;
+          break;
+        }
+    if (SharedId) {
+      const unsigned Id = *SharedId;
+      auto It = S->Consumed.find(Id);
+      Reported.insert(&Call);
+      AutogradFlow::SecondPass P;
+      P.Failing = &Call;
+      P.First = It->second;
+      P.Shared = Defs[Id].Var;
+      P.SharedDefinitionLoc = Defs[Id].Loc;
+      P.FailingRoot = soleVariableOf(passRootOf(Call));
+      P.FirstRoot = soleVariableOf(passRootOf(*It->second));
+      Out.SecondPasses.push_back(P);
+    }
+  }
+
+  if (graphRetentionOf(Call, Ctx) != GraphRetention::Frees)
+    return;
+  for (unsigned Id : Reach)
+    S->Consumed.emplace(Id, &Call);
+}
+
+void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
+  if (const auto *DS = dyn_cast<DeclStmt>(&Root)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || isa<DecompositionDecl>(Var))
+        continue;
+      Value V = visit(Var->getInit());
+      if (!isLocal(Var))
+        continue;
+      if (isTensorValued(Var->getType()))
+        define(Var, Var, Var->getLocation(), filterByType(V, Var->getType()));
+      else if (V.Taint)
+        S->Taint[Var] = V.Taint;
+      else
+        S->Taint.erase(Var);
+    }
+    return;
+  }
+  if (const auto *Return = dyn_cast<ReturnStmt>(&Root)) {
+    Value V = visit(Return->getRetValue());
+    if (IsForward)
+      reportBroken(V, *Return, AutogradFlow::GradientUse::ReturnedFromForward);
+    return;
+  }
+  visit(&Root);
+}
+
+void AutogradFlowBuilder::initialState(State &Entry) {
+  State *Saved = S;
+  S = &Entry;
+  for (const ParmVarDecl *Param : Fn.parameters())
+    if (isTensorValued(Param->getType()))
+      define(Param, Param, Param->getLocation(), Value());
+  S = Saved;
+}
+
+bool AutogradFlowBuilder::run() {
+  const Stmt *Body = Fn.getBody();
+  if (!Body || Fn.isInvalidDecl())
+    return false;
+  CFG::BuildOptions Options;
+  Options.setAllAlwaysAdd();
+  Options.AddImplicitDtors = false;
+  Options.AddTemporaryDtors = false;
+  Options.AddInitializers = false;
+  std::unique_ptr<CFG> Graph =
+      CFG::buildCFG(&Fn, const_cast<Stmt *>(Body), &Ctx, Options);
+  if (!Graph)
+    return false;
+
+  // Each full expression (or declaration, or return) is evaluated once, in
+  // the first block where one of its parts appears.
+  ParentMap Parents(const_cast<Stmt *>(Body));
+  llvm::DenseMap<const DeclStmt *, const DeclStmt *> Synthetic;
+  for (const auto &[SyntheticDS, Original] : Graph->synthetic_stmts())
+    Synthetic[SyntheticDS] = Original;
+  auto RootOf = [&](const Stmt *St) {
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      if (const DeclStmt *Original = Synthetic.lookup(DS))
+        St = Original;
+    while (const Stmt *Parent = Parents.getParent(St)) {
+      if (isa<Expr>(Parent)) {
+        St = Parent;
+        continue;
+      }
+      if (isa<DeclStmt>(Parent) || isa<ReturnStmt>(Parent))
+        St = Parent;
+      break;
+    }
+    return St;
+  };
+
+  PostOrderCFGView Order(Graph.get());
+  const unsigned NumBlocks = Graph->getNumBlockIDs();
+  std::vector<llvm::SmallVector<const Stmt *, 4>> Roots(NumBlocks);
+  llvm::SmallPtrSet<const Stmt *, 32> Seen;
+  for (const CFGBlock *Block : Order)
+    for (const CFGElement &Element : *Block)
+      if (std::optional<CFGStmt> St = Element.getAs<CFGStmt>())
+        if (const Stmt *Root = RootOf(St->getStmt()); Seen.insert(Root).second)
+          Roots[Block->getBlockID()].push_back(Root);
+
+  State Entry;
+  initialState(Entry);
+  std::vector<std::optional<State>> OutStates(NumBlocks);
+  auto InStateOf = [&](const CFGBlock &Block, State &In) {
+    bool Reached = &Block == &Graph->getEntry();
+    if (Reached)
+      In = Entry;
+    for (const CFGBlock::AdjacentBlock &Pred : Block.preds()) {
+      const CFGBlock *P = Pred.getReachableBlock();
+      if (!P || !OutStates[P->getBlockID()])
+        continue;
+      In.join(*OutStates[P->getBlockID()]);
+      Reached = true;
+    }
+    return Reached;
+  };
+
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    DefsChanged = false;
+    for (const CFGBlock *Block : Order) {
+      State In;
+      if (!InStateOf(*Block, In))
+        continue;
+      S = &In;
+      for (const Stmt *Root : Roots[Block->getBlockID()])
+        visitRoot(*Root);
+      S = nullptr;
+      std::optional<State> &BlockOut = OutStates[Block->getBlockID()];
+      if (!BlockOut || !(*BlockOut == In)) {
+        BlockOut = std::move(In);
+        Changed = true;
+      }
+    }
+    if (!Changed && !DefsChanged)
+      break;
+  }
+
+  // One more round over the fixpoint, now reporting.
+  Reporting = true;
+  for (const CFGBlock *Block : Order) {
+    State In;
+    if (!InStateOf(*Block, In))
+      continue;
+    S = &In;
+    for (const Stmt *Root : Roots[Block->getBlockID()])
+      visitRoot(*Root);
+    S = nullptr;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::sort(Out.SecondPasses, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(A.Failing->getBeginLoc(),
+                                        B.Failing->getBeginLoc());
+  });
+  llvm::sort(Out.BrokenGraphs, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(A.Construction->getBeginLoc(),
+                                        B.Construction->getBeginLoc());
+  });
+  return true;
+}
+
+std::unique_ptr<AutogradFlow> AutogradFlow::analyze(const FunctionDecl &F,
+                                                    ASTContext &Ctx) {
+  auto Result = std::make_unique<AutogradFlow>();
+  AutogradFlowBuilder Builder(F, Ctx, *Result);
+  if (!Builder.run())
+    return nullptr;
+  return Result;
+}
+
+} // namespace clang::tidy::torch
