@@ -155,8 +155,8 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
       if (Fix)
         Warning << *Fix;
     }
-    diag(P.First->getBeginLoc(), "the first pass, which frees the graph, is here",
-         DiagnosticIDs::Note);
+    diag(P.First->getBeginLoc(),
+         "the first pass, which frees the graph, is here", DiagnosticIDs::Note);
   }
 }
 

@@ -48,16 +48,18 @@ void TensorFromValuesBreaksGraphCheck::check(
          "build it from the tensors with torch::stack or torch::cat")
         << (Factory ? Factory->getQualifiedNameAsString() : "torch::tensor");
     if (B.ValueRead)
-      diag(B.ValueRead->getBeginLoc(),
+      diag(B.ValueRead->getExprLoc(),
            "values read out of a tensor with autograd history here",
            DiagnosticIDs::Note);
     switch (B.Kind) {
     case AutogradFlow::GradientUse::ReturnedFromForward:
-      diag(B.Use->getBeginLoc(), "the new tensor is returned from forward() here",
+      diag(B.Use->getBeginLoc(),
+           "the new tensor is returned from forward() here",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::LossPrediction:
-      diag(B.Use->getBeginLoc(), "the new tensor is the prediction of this loss",
+      diag(B.Use->getBeginLoc(),
+           "the new tensor is the prediction of this loss",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::Backpropagated:

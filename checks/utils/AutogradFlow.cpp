@@ -16,7 +16,8 @@
 
 namespace clang::tidy::torch {
 
-// --- Retention and argument roles of backward passes ---------------------------
+// --- Retention and argument roles of backward passes
+// ---------------------------
 
 namespace {
 
@@ -130,7 +131,8 @@ const Expr *lossPredictionArg(const CallExpr &Loss) {
   return First < Loss.getNumArgs() ? Loss.getArg(First) : nullptr;
 }
 
-// --- The analysis ------------------------------------------------------------------
+// --- The analysis
+// ------------------------------------------------------------------
 
 namespace {
 
@@ -168,6 +170,10 @@ struct Definition {
   const VarDecl *Var = nullptr;
   SourceLocation Loc;
   bool History = false;
+  /// backward() runs on the variable: evidence that its value is part of a
+  /// graph, kept apart from History so that a tensor built from values and
+  /// then backpropagated is still known to have no history.
+  bool Backpropagated = false;
   DefSet Graph;
   const CallExpr *FromValues = nullptr;
   const Expr *ValuesRead = nullptr;
@@ -393,7 +399,7 @@ private:
         const Definition &D = Defs[Id];
         V.History |= D.History;
         V.Graph.insert(D.Graph.begin(), D.Graph.end());
-        if (D.History)
+        if (D.History || D.Backpropagated)
           V.Graph.insert(Id);
         if (!V.FromValues) {
           V.FromValues = D.FromValues;
@@ -536,7 +542,8 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
       const Expr *Prediction = lossPredictionArg(Call);
       for (unsigned I = 0; I < Call.getNumArgs(); ++I)
         if (Call.getArg(I) == Prediction)
-          reportBroken(Args[I], Call, AutogradFlow::GradientUse::LossPrediction);
+          reportBroken(Args[I], Call,
+                       AutogradFlow::GradientUse::LossPrediction);
       V.FromValues = nullptr;
       V.ValuesRead = nullptr;
     }
@@ -557,9 +564,8 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   // Filling a container: vec.push_back(x), vec.emplace_back(...), ...
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
     if (isContainerInsertion(*Member)) {
-      const auto *Ref =
-          dyn_cast<DeclRefExpr>(Member->getImplicitObjectArgument()
-                                    ->IgnoreParenImpCasts());
+      const auto *Ref = dyn_cast<DeclRefExpr>(
+          Member->getImplicitObjectArgument()->IgnoreParenImpCasts());
       const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
       if (isLocal(Var)) {
         if (isTensorValued(Var->getType())) {
@@ -591,8 +597,8 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
       for (unsigned Id : It->second) {
         Reach.insert(Id);
         RootDefs.insert(Id);
-        if (!Defs[Id].History) {
-          Defs[Id].History = true;
+        if (!Defs[Id].Backpropagated) {
+          Defs[Id].Backpropagated = true;
           DefsChanged = true;
         }
       }

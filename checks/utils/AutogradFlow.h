@@ -84,7 +84,11 @@ public:
   };
 
   /// Where a tensor without history is used where gradient must flow.
-  enum class GradientUse { ReturnedFromForward, LossPrediction, Backpropagated };
+  enum class GradientUse {
+    ReturnedFromForward,
+    LossPrediction,
+    Backpropagated
+  };
 
   /// A tensor built from values read out of a tensor with history.
   struct BrokenGraph {
