@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "EvalLoopWithoutNoGradCheck.h"
 #include "LoadWithoutDeviceCheck.h"
+#include "LossAccumulatedWithoutItemCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
@@ -20,6 +22,10 @@ class TorchTidyModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
+    Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
+        "torch-loss-accumulated-without-item");
+    Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
+        "torch-eval-loop-without-no-grad");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(

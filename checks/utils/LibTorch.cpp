@@ -7,7 +7,9 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
 namespace clang::tidy::torch {
@@ -433,6 +435,453 @@ bool isTensorListType(QualType T) {
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
          isTensorType(Args[0].getAsType());
+}
+
+// --- Training loops, evaluation mode and autograd history ----------------------
+
+namespace {
+
+/// Calls \p Fn on every statement under \p S (\p S included), lambda bodies
+/// included.
+void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt &)> Fn) {
+  if (!S)
+    return;
+  Fn(*S);
+  for (const Stmt *Child : S->children())
+    forEachStmt(Child, Fn);
+}
+
+/// The name a still-dependent callee will be looked up by, if any.
+StringRef dependentCalleeName(const CallExpr &Call) {
+  const Expr *Callee = Call.getCallee();
+  if (!Callee)
+    return {};
+  Callee = Callee->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  else if (const auto *L = dyn_cast<UnresolvedLookupExpr>(Callee))
+    Name = L->getName();
+  else if (const auto *D = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+    Name = D->getDeclName();
+  if (const IdentifierInfo *II = Name.getAsIdentifierInfo())
+    return II->getName();
+  return {};
+}
+
+/// The object a member call is made on (`x` in `x.f()`, `x->f()`, `x(...)`),
+/// through parentheses and implicit casts; null for other calls.
+const Expr *callObject(const CallExpr &Call) {
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+           Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+    Object = Op->getArg(0);
+  else if (const auto *Callee = Call.getCallee()) {
+    Callee = Callee->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+      Object = M->isImplicitAccess() ? nullptr : M->getBase();
+    else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+      Object = M->isImplicitAccess() ? nullptr : M->getBase();
+  }
+  return Object ? Object->IgnoreParenImpCasts() : nullptr;
+}
+
+bool isModuleModeCall(const CallExpr &Call, const ASTContext &Ctx,
+                      bool WantEval) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Method->getIdentifier() || !isModuleClass(Class))
+    return false;
+  StringRef Name = Method->getName();
+  if (Name == "eval")
+    return WantEval;
+  if (Name != "train")
+    return false;
+  bool On = true;
+  if (Call.getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Call.getArg(0))) {
+    const Expr *Arg = Call.getArg(0);
+    if (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(On, Ctx))
+      return false; // train(flag): unknown either way.
+  }
+  return WantEval ? !On : On;
+}
+
+/// Strips what does not change which tensor an expression denotes: parens,
+/// implicit casts, temporaries, copies and moves of a tensor.
+const Expr *stripTensorCopies(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Next))
+      Next = Cleanups->getSubExpr();
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = Temp->getSubExpr();
+    if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = Bind->getSubExpr();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = Cast->getSubExpr();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next);
+        Construct && Construct->getNumArgs() == 1 &&
+        (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+         isTensorType(Construct->getArg(0)->getType())))
+      Next = Construct->getArg(0);
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+/// Tensor operations that keep the autograd history of their operands.
+bool isDifferentiableOpName(StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "sum",     "mean",        "add",        "sub",       "mul",
+      "div",     "neg",         "abs",        "pow",       "sqrt",
+      "exp",     "log",         "view",       "reshape",   "squeeze",
+      "unsqueeze", "to",        "cpu",        "cuda",      "clone",
+      "contiguous", "flatten",  "select",     "narrow",    "index",
+      "index_select", "transpose", "t",       "permute",   "expand",
+      "matmul",  "mm",          "bmm",        "norm",      "square",
+      "relu",    "sigmoid",     "tanh",       "softmax",   "log_softmax",
+      "stack",   "cat",         "squeeze_",   "unsqueeze_"};
+  return Names.contains(Name);
+}
+
+bool isTensorLibraryFunction(const FunctionDecl &F) {
+  const auto *NS = dyn_cast<NamespaceDecl>(F.getDeclContext());
+  if (!NS)
+    return false;
+  std::string Namespace = NS->getQualifiedNameAsString();
+  return Namespace == "at" || Namespace == "torch" ||
+         Namespace == "torch::nn::functional";
+}
+
+/// A definition of a variable's value found in its function: what was stored
+/// into it (initializer, `=`, `+=`, add_, push_back, ...).
+struct Definitions {
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Expr *, 2>> Values;
+  /// Variables on which backward() is called.
+  llvm::SmallPtrSet<const ValueDecl *, 4> Backpropagated;
+  /// What the backward passes differentiate.
+  llvm::SmallVector<const Expr *, 4> PassRoots;
+};
+
+Definitions collectDefinitions(const Stmt *Body) {
+  Definitions Defs;
+  forEachStmt(Body, [&](const Stmt &S) {
+    if (const auto *DS = dyn_cast<DeclStmt>(&S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+          Defs.Values[VD].push_back(VD->getInit());
+      return;
+    }
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (!Call)
+      return;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      switch (Op->getOperator()) {
+      case OO_Equal:
+      case OO_PlusEqual:
+      case OO_MinusEqual:
+      case OO_StarEqual:
+      case OO_SlashEqual:
+        if (Op->getNumArgs() == 2)
+          if (const ValueDecl *D = namedEntity(*Op->getArg(0)))
+            Defs.Values[D].push_back(Op->getArg(1));
+        return;
+      default:
+        break;
+      }
+    }
+    const Expr *Object = callObject(*Call);
+    const ValueDecl *ObjectEntity = Object ? namedEntity(*Object) : nullptr;
+    if (isBackwardCall(*Call) || isAutogradGradCall(*Call) ||
+        dependentCalleeName(*Call) == "backward") {
+      if (isa<CXXMemberCallExpr>(Call) ||
+          (Object && !isa<CXXOperatorCallExpr>(Call))) {
+        if (Object)
+          Defs.PassRoots.push_back(Object);
+        if (ObjectEntity)
+          Defs.Backpropagated.insert(ObjectEntity);
+      } else {
+        // torch::autograd::backward(tensors, ...) / grad(outputs, ...).
+        if (Call->getNumArgs() > 0)
+          Defs.PassRoots.push_back(Call->getArg(0));
+      }
+      return;
+    }
+    if (!ObjectEntity || isa<CXXOperatorCallExpr>(Call))
+      return;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    StringRef Name = Callee && Callee->getIdentifier() ? Callee->getName()
+                                                       : dependentCalleeName(*Call);
+    if (Name == "add_" || Name == "sub_" || Name == "mul_" || Name == "div_" ||
+        Name == "copy_" || Name == "push_back" || Name == "emplace_back")
+      for (const Expr *Arg : Call->arguments())
+        if (!isa<CXXDefaultArgExpr>(Arg))
+          Defs.Values[ObjectEntity].push_back(Arg);
+  });
+  return Defs;
+}
+
+/// Calls \p Fn on every variable or field named in \p E, except inside
+/// detach(), item() and data() (their values carry no history).
+void forEachNamedEntity(const Expr *E,
+                        llvm::function_ref<void(const ValueDecl &)> Fn) {
+  if (!E)
+    return;
+  forEachStmt(E, [&](const Stmt &S) {
+    // forEachStmt cannot prune; history-removing calls are rare enough that
+    // a second walk is acceptable.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      Fn(*Ref->getDecl());
+    else if (const auto *Member = dyn_cast<MemberExpr>(&S))
+      Fn(*Member->getMemberDecl());
+  });
+}
+
+bool containsHistoryRemovingCallOn(const Expr *E, const ValueDecl &D) {
+  bool Found = false;
+  forEachStmt(E, [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (Found || !Call || !isHistoryRemovingCall(*Call))
+      return;
+    if (const Expr *Object = callObject(*Call))
+      if (namedEntity(*Object) == &D)
+        Found = true;
+  });
+  return Found;
+}
+
+class HistoryEvidence {
+public:
+  explicit HistoryEvidence(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  bool of(const Expr *E, unsigned Depth = 0) {
+    E = stripTensorCopies(E);
+    if (!E || Depth > 16)
+      return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+      return VD && VD->isLocalVarDeclOrParm() && ofVariable(*VD, Depth + 1);
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return false;
+    if (isHistoryRemovingCall(*Call))
+      return false;
+    if (isModuleForwardCall(*Call) || isLossCall(*Call))
+      return !hasNoGradGuardInScope(*Call, Ctx);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      switch (Op->getOperator()) {
+      case OO_Plus:
+      case OO_Minus:
+      case OO_Star:
+      case OO_Slash:
+      case OO_Subscript:
+        if (!isTensorType(Op->getType()))
+          return false;
+        return llvm::any_of(Op->arguments(),
+                            [&](const Expr *A) { return of(A, Depth + 1); });
+      default:
+        return false;
+      }
+    }
+    auto [Method, Class] = methodAndClass(*Call);
+    if (Method && Method->getIdentifier()) {
+      // A TorchScript module's output: module.forward({x}).toTensor().
+      if (Method->getName() == "toTensor" &&
+          hasQualifiedName(Class, {"c10::IValue"}))
+        return of(callObject(*Call), Depth + 1);
+      if (isTensorClass(Class) && isTensorType(Call->getType()) &&
+          isDifferentiableOpName(Method->getName()))
+        return of(callObject(*Call), Depth + 1) ||
+               llvm::any_of(Call->arguments(), [&](const Expr *A) {
+                 return isTensorType(A->getType()) && of(A, Depth + 1);
+               });
+      return false;
+    }
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (F && F->getIdentifier() && isTensorLibraryFunction(*F) &&
+        isDifferentiableOpName(F->getName()))
+      return llvm::any_of(Call->arguments(),
+                          [&](const Expr *A) { return of(A, Depth + 1); });
+    return false;
+  }
+
+private:
+  bool ofVariable(const VarDecl &VD, unsigned Depth) {
+    auto [It, Inserted] = Known.try_emplace(&VD, false);
+    if (!Inserted)
+      return It->second; // Known, or being computed (a cycle: no evidence).
+    const auto *Fn =
+        dyn_cast_or_null<FunctionDecl>(VD.getParentFunctionOrMethod());
+    if (!Fn || !Fn->getBody())
+      return false;
+    auto DefsIt = DefinitionsOf.find(Fn);
+    if (DefsIt == DefinitionsOf.end())
+      DefsIt =
+          DefinitionsOf.try_emplace(Fn, collectDefinitions(Fn->getBody())).first;
+    const Definitions &Defs = DefsIt->second;
+    bool Result = Defs.Backpropagated.contains(&VD);
+    if (!Result)
+      if (auto ValuesIt = Defs.Values.find(&VD); ValuesIt != Defs.Values.end())
+        for (const Expr *Value : ValuesIt->second)
+          if (of(Value, Depth)) {
+            Result = true;
+            break;
+          }
+    Known[&VD] = Result;
+    return Result;
+  }
+
+  ASTContext &Ctx;
+  llvm::DenseMap<const VarDecl *, bool> Known;
+  llvm::DenseMap<const FunctionDecl *, Definitions> DefinitionsOf;
+};
+
+} // namespace
+
+bool isLoopStmt(const Stmt &S) {
+  return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+}
+
+bool isTrainingCall(const CallExpr &Call) {
+  if (isBackwardCall(Call) || isAutogradGradCall(Call) ||
+      isOptimizerStepCall(Call))
+    return true;
+  StringRef Name = dependentCalleeName(Call);
+  return Name == "backward" || Name == "grad" || Name == "step";
+}
+
+bool containsTrainingCall(const Stmt &S) {
+  bool Found = false;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (!Found)
+      if (const auto *Call = dyn_cast<CallExpr>(&Child))
+        Found = isTrainingCall(*Call);
+  });
+  return Found;
+}
+
+namespace {
+
+/// True if \p Child is the part of \p Loop that runs on every iteration: the
+/// body, the condition or the increment (not a for-init or a range-for's
+/// range).
+bool isRepeatedPartOf(const Stmt &Loop, const DynTypedNode &Child) {
+  const Stmt *C = Child.get<Stmt>();
+  if (const auto *For = dyn_cast<ForStmt>(&Loop))
+    return C && (C == For->getBody() || C == For->getCond() ||
+                 C == For->getInc());
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    return C && C == Range->getBody();
+  if (const auto *While = dyn_cast<WhileStmt>(&Loop))
+    return (C && (C == While->getBody() || C == While->getCond())) ||
+           Child.get<Decl>() == While->getConditionVariable();
+  if (const auto *Do = dyn_cast<DoStmt>(&Loop))
+    return C && (C == Do->getBody() || C == Do->getCond());
+  return false;
+}
+
+/// Walks the parents of \p S up to the enclosing function; \p Visit gets each
+/// (parent, child) pair. Returns the function reached (a lambda's call
+/// operator when \p CrossLambdas is false and \p S is in a lambda).
+const FunctionDecl *
+walkToFunction(const Stmt &S, ASTContext &Ctx, bool CrossLambdas,
+               llvm::function_ref<void(const DynTypedNode &Parent,
+                                       const DynTypedNode &Child)>
+                   Visit) {
+  DynTypedNode Child = DynTypedNode::create(S);
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(Child);
+    if (Parents.empty())
+      return nullptr;
+    const DynTypedNode &Parent = Parents[0];
+    if (const auto *Lambda = Parent.get<LambdaExpr>()) {
+      if (!CrossLambdas)
+        return Lambda->getCallOperator();
+    } else if (const auto *Fn = Parent.get<FunctionDecl>()) {
+      const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
+      if (!CrossLambdas || !Method || !Method->getParent()->isLambda())
+        return Fn;
+    }
+    Visit(Parent, Child);
+    Child = Parent;
+  }
+}
+
+} // namespace
+
+llvm::SmallVector<const Stmt *, 4>
+enclosingLoops(const Stmt &S, ASTContext &Ctx, bool CrossLambdas) {
+  llvm::SmallVector<const Stmt *, 4> Loops;
+  walkToFunction(S, Ctx, CrossLambdas,
+                 [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
+                   if (const auto *Loop = Parent.get<Stmt>();
+                       Loop && isLoopStmt(*Loop) &&
+                       isRepeatedPartOf(*Loop, Child))
+                     Loops.push_back(Loop);
+                 });
+  return Loops;
+}
+
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx,
+                                      bool Outermost) {
+  return walkToFunction(S, Ctx, Outermost,
+                        [](const DynTypedNode &, const DynTypedNode &) {});
+}
+
+bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx) {
+  return isModuleModeCall(Call, Ctx, /*WantEval=*/true);
+}
+
+bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx) {
+  return isModuleModeCall(Call, Ctx, /*WantEval=*/false);
+}
+
+bool isGradModeSetCall(const CallExpr &Call) {
+  return calleeIs(Call, "c10::GradMode::set_enabled");
+}
+
+const ValueDecl *namedEntity(const Expr &E) {
+  const Expr *Stripped = E.IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Stripped))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(Stripped))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+bool hasAutogradHistory(const Expr &E, ASTContext &Ctx) {
+  return HistoryEvidence(Ctx).of(&E);
+}
+
+bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn) {
+  if (!Fn.getBody())
+    return false;
+  const Definitions Defs = collectDefinitions(Fn.getBody());
+  llvm::SmallPtrSet<const ValueDecl *, 16> Reached;
+  llvm::SmallVector<const ValueDecl *, 16> Work;
+  auto Reach = [&](const Expr *E) {
+    forEachNamedEntity(E, [&](const ValueDecl &V) {
+      if (!containsHistoryRemovingCallOn(E, V) && Reached.insert(&V).second)
+        Work.push_back(&V);
+    });
+  };
+  for (const Expr *Root : Defs.PassRoots)
+    Reach(Root);
+  while (!Work.empty()) {
+    const ValueDecl *V = Work.pop_back_val();
+    if (V == &D)
+      return true;
+    if (auto It = Defs.Values.find(V); It != Defs.Values.end())
+      for (const Expr *Value : It->second)
+        Reach(Value);
+  }
+  return Reached.contains(&D);
 }
 
 } // namespace clang::tidy::torch

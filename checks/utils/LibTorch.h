@@ -144,6 +144,7 @@ AST_MATCHER(Stmt, isUnderNoGradGuard) {
 /// Matches expressions whose type is at::Tensor (through references/typedefs).
 AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 
+
 // --- Values read out of tensors, and tensors built from host values ------------
 //
 // Used where a check follows numbers out of a tensor (item, data_ptr,
@@ -170,6 +171,66 @@ bool isTensorListType(QualType T);
 AST_MATCHER(CallExpr, isTensorFromValues) {
   return isTensorFromValuesCall(Node);
 }
+
+// --- Training loops, evaluation mode and autograd history ----------------------
+//
+// Used by the checks that reason about loops (torch-loss-accumulated-without-item,
+// torch-eval-loop-without-no-grad): what a training loop is, which loops enclose
+// a statement, whether a module was put into evaluation mode, and the SPEC's
+// local evidence that a tensor has autograd history.
+
+/// True for for, range-based for, while and do loops.
+bool isLoopStmt(const Stmt &S);
+
+/// A call that trains: a backward pass (isBackwardCall),
+/// torch::autograd::grad, or an optimizer's step(). Inside a template a call
+/// whose callee is still dependent and is named backward, grad or step counts
+/// too: once instantiated it may be one (checks use this to stay silent).
+bool isTrainingCall(const CallExpr &Call);
+
+/// True if \p S contains a training call (lambda bodies included).
+bool containsTrainingCall(const Stmt &S);
+
+/// The loops whose body (or condition, or increment) contains \p S, innermost
+/// first. The walk stops at the function that contains \p S; a lambda's body
+/// is a function of its own unless \p CrossLambdas is set.
+llvm::SmallVector<const Stmt *, 4>
+enclosingLoops(const Stmt &S, ASTContext &Ctx, bool CrossLambdas = false);
+
+/// The function whose body contains \p S: the innermost one (a lambda's call
+/// operator counts), or with \p Outermost the first one that is not a lambda.
+const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx,
+                                      bool Outermost = false);
+
+/// `m.eval()`, `m->eval()` or `m.train(false)` on a module (isModuleClass).
+bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx);
+
+/// `m.train()` or `m.train(true)` on a module (isModuleClass).
+bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx);
+
+/// `c10::GradMode::set_enabled(...)`: grad mode managed by hand.
+bool isGradModeSetCall(const CallExpr &Call);
+
+/// The variable or field an expression names: `acc`, `this->acc`, `obj.acc`
+/// (through parentheses and implicit casts); null otherwise.
+const ValueDecl *namedEntity(const Expr &E);
+
+/// The SPEC's local evidence that \p E has autograd history: it is produced by
+/// a module's forward or a LibTorch loss (not under a no-grad guard), by
+/// arithmetic or a differentiable tensor operation on such a tensor
+/// (`a + b`, `l * 0.5`, `l.mean()`, `torch::stack(v)`, ...), or it reads a
+/// local variable that some definition in its function (initializer,
+/// assignment, compound assignment, add_, push_back) gives history, or on
+/// which backward() is called. detach(), item(), data() remove history.
+bool hasAutogradHistory(const Expr &E, ASTContext &Ctx);
+
+/// True if the tensor (or container of tensors) \p D reaches a backward pass
+/// in \p Fn: it is named in what `.backward()`, torch::autograd::backward or
+/// torch::autograd::grad differentiates, directly or through variables
+/// computed from it (`total = a + b; total.backward()`,
+/// `torch::stack(losses).sum().backward()`). Values passed through detach()
+/// or item() do not count.
+bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn);
 
 } // namespace clang::tidy::torch
 

@@ -1,0 +1,191 @@
+//===--- LossAccumulatedWithoutItemCheck.cpp ------------------------------===//
+//
+// torch-loss-accumulated-without-item
+//
+//===----------------------------------------------------------------------===//
+
+#include "LossAccumulatedWithoutItemCheck.h"
+#include "utils/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// True if the local variable \p VD is created afresh on every iteration of
+/// \p Loop: declared in its body, or its range-for / condition variable.
+bool isPerIterationVariable(const VarDecl &VD, const Stmt &Loop,
+                            const SourceManager &SM) {
+  const Stmt *Body = nullptr;
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop)) {
+    if (&VD == Range->getLoopVariable())
+      return true;
+    Body = Range->getBody();
+  } else if (const auto *While = dyn_cast<WhileStmt>(&Loop)) {
+    if (&VD == While->getConditionVariable())
+      return true;
+    Body = While->getBody();
+  } else if (const auto *For = dyn_cast<ForStmt>(&Loop)) {
+    if (&VD == For->getConditionVariable())
+      return true;
+    Body = For->getBody();
+  } else if (const auto *Do = dyn_cast<DoStmt>(&Loop)) {
+    Body = Do->getBody();
+  }
+  if (!Body)
+    return false;
+  SourceLocation Loc = SM.getExpansionLoc(VD.getLocation());
+  return SM.isPointWithin(Loc, SM.getExpansionLoc(Body->getBeginLoc()),
+                          SM.getExpansionLoc(Body->getEndLoc()));
+}
+
+/// True if the accumulator \p Acc survives from one iteration of \p Loop to
+/// the next: a global or static, a parameter, a member of `this`, or a local
+/// (or a member of a local) declared outside the loop.
+bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
+                       const SourceManager &SM) {
+  const Expr *E = Acc.IgnoreParenImpCasts();
+  while (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return true;
+    if (Member->isArrow())
+      return false; // Through a pointer: the pointee's lifetime is unknown.
+    E = Base;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD)
+    return false;
+  if (!VD->isLocalVarDeclOrParm() || VD->isStaticLocal() ||
+      isa<ParmVarDecl>(VD))
+    return true;
+  return !isPerIterationVariable(*VD, Loop, SM);
+}
+
+/// Whether `value.detach()` needs parentheses around `value`.
+bool needsParentheses(const Expr &Value) {
+  const Expr *E = Value.IgnoreImplicit();
+  if (isa<DeclRefExpr, MemberExpr, ParenExpr, ArraySubscriptExpr,
+          CXXMemberCallExpr>(E))
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() != OO_Call && Op->getOperator() != OO_Subscript;
+  return !isa<CallExpr>(E);
+}
+
+} // namespace
+
+void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
+  const auto TensorValue = expr(isTensorExpr()).bind("value");
+  const auto TensorClass =
+      cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
+  const auto Container =
+      cxxRecordDecl(hasAnyName("::std::vector", "::std::deque", "::std::list"));
+  // acc += value
+  const auto PlusAssign =
+      cxxOperatorCallExpr(hasOverloadedOperatorName("+="), argumentCountIs(2),
+                          hasArgument(0, expr(isTensorExpr()).bind("acc")),
+                          hasArgument(1, TensorValue));
+  // acc = acc + value (or value + acc); which operand is the accumulator is
+  // decided in check().
+  const auto AssignSum = cxxOperatorCallExpr(
+      hasOverloadedOperatorName("="), argumentCountIs(2),
+      hasArgument(0, expr(isTensorExpr()).bind("acc")),
+      hasArgument(1, ignoringImplicit(ignoringParens(
+                         cxxOperatorCallExpr(hasOverloadedOperatorName("+"),
+                                             argumentCountIs(2))
+                             .bind("sum")))));
+  // acc.add_(value)
+  const auto AddInPlace = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasName("add_"), ofClass(TensorClass))),
+      on(expr().bind("acc")), hasArgument(0, TensorValue));
+  // vec.push_back(value) / vec.emplace_back(value)
+  const auto Append = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"),
+                           ofClass(Container))),
+      on(expr().bind("acc")), argumentCountIs(1), hasArgument(0, TensorValue));
+
+  Finder->addMatcher(expr(anyOf(PlusAssign, AssignSum, AddInPlace, Append),
+                          isExpansionInUserCode())
+                         .bind("accumulation"),
+                     this);
+}
+
+void LossAccumulatedWithoutItemCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  const auto *Accumulation = Result.Nodes.getNodeAs<Expr>("accumulation");
+  const auto *Acc = Result.Nodes.getNodeAs<Expr>("acc");
+  const Expr *Value = Result.Nodes.getNodeAs<Expr>("value");
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  if (!isInUserCode(SM.getSpellingLoc(Accumulation->getBeginLoc()), SM))
+    return;
+
+  const ValueDecl *AccEntity = namedEntity(*Acc);
+  if (!AccEntity)
+    return;
+  if (const auto *Sum = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("sum")) {
+    // acc = acc + value: the other operand is what is accumulated.
+    const Expr *Lhs = Sum->getArg(0);
+    const Expr *Rhs = Sum->getArg(1);
+    if (namedEntity(*Lhs) == AccEntity)
+      Value = Rhs;
+    else if (namedEntity(*Rhs) == AccEntity)
+      Value = Lhs;
+    else
+      return;
+    if (!isTensorType(Value->getType()))
+      return;
+  }
+  if (!Value || Reported.contains(Accumulation->getBeginLoc()))
+    return;
+
+  // The innermost training loop the accumulator outlives.
+  const Stmt *TrainingLoop = nullptr;
+  for (const Stmt *Loop : enclosingLoops(*Accumulation, Ctx))
+    if (containsTrainingCall(*Loop) && outlivesIteration(*Acc, *Loop, SM)) {
+      TrainingLoop = Loop;
+      break;
+    }
+  if (!TrainingLoop)
+    return;
+  if (hasNoGradGuardInScope(*Accumulation, Ctx) ||
+      !hasAutogradHistory(*Value, Ctx))
+    return;
+  // Terms summed into a tensor that is itself backpropagated (a multi-term
+  // loss, gradient accumulation) are meant to keep their graphs.
+  if (const FunctionDecl *Fn = enclosingFunction(*Accumulation, Ctx))
+    if (isBackpropagatedIn(*AccEntity, *Fn))
+      return;
+
+  Reported.insert(Accumulation->getBeginLoc());
+  auto Diag = diag(Accumulation->getBeginLoc(),
+                   "tensor with autograd history accumulated into %0 keeps "
+                   "every training iteration's graph alive; accumulate "
+                   "'.item<double>()' of it, or '.detach()' it")
+              << AccEntity;
+
+  // Fix-it: value -> value.detach(), unless it is spelled in a macro body.
+  const Expr *Written = Value->IgnoreImplicit();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Written->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  if (Range.isInvalid())
+    return;
+  if (Written->getBeginLoc().isMacroID() &&
+      !SM.isMacroArgExpansion(Written->getBeginLoc()))
+    return;
+  if (needsParentheses(*Written))
+    Diag << FixItHint::CreateInsertion(Range.getBegin(), "(")
+         << FixItHint::CreateInsertion(Range.getEnd(), ").detach()");
+  else
+    Diag << FixItHint::CreateInsertion(Range.getEnd(), ".detach()");
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,41 @@
+//===--- LossAccumulatedWithoutItemCheck.h ---------------------*- C++ -*-===//
+//
+// torch-loss-accumulated-without-item
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
+#define TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch {
+
+/// Finds training loops (loops that call backward() or an optimizer's step())
+/// that add a tensor with autograd history to an accumulator that outlives the
+/// iteration: `acc += loss`, `acc = acc + loss`, `acc.add_(loss)`,
+/// `vec.push_back(loss)` / `emplace_back`. Each iteration's graph then stays
+/// alive through the accumulator and memory grows until the process runs out.
+/// Summing terms into a tensor that is itself backpropagated (a multi-term
+/// loss) is not flagged, nor is anything under a no-grad guard.
+class LossAccumulatedWithoutItemCheck : public ClangTidyCheck {
+public:
+  LossAccumulatedWithoutItemCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override { Reported.clear(); }
+
+private:
+  /// Templates are checked in every instantiation (a dependent accumulation is
+  /// only resolved there); each source location is reported once.
+  llvm::DenseSet<SourceLocation> Reported;
+};
+
+} // namespace clang::tidy::torch
+
+#endif
