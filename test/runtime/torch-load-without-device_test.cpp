@@ -23,7 +23,9 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace buggy {
@@ -48,6 +50,16 @@ namespace fs = std::filesystem;
 const fs::path Dir = "load-without-device";
 
 std::string path(const std::string &Name) { return (Dir / Name).string(); }
+
+/// Writes the file Name with Write(temporary path), then renames it into place:
+/// test processes running in parallel (ctest -j) never see a partial file.
+void publish(const std::string &Name,
+             const std::function<void(const std::string &)> &Write) {
+  const fs::path Tmp = Dir / ("tmp" + std::to_string(::getpid()) + "-" +
+                              fs::path(Name).filename().string());
+  Write(Tmp.string());
+  fs::rename(Tmp, Name);
+}
 
 /// A CUDA device this host does not have: cuda:<number of GPUs>.
 std::string missingCudaLocation() {
@@ -107,12 +119,17 @@ protected:
   static void SetUpTestSuite() {
     std::cout << "[ info     ] " << runDescription() << "\n";
     fs::create_directories(Dir);
-    torch::save(makeLinear(), cpuPath("linear"));
-    torch::save(savedTensor(), cpuPath("tensor"));
-    makeScript().save(cpuPath("script"));
+    publish(cpuPath("linear"),
+            [](const std::string &P) { torch::save(makeLinear(), P); });
+    publish(cpuPath("tensor"),
+            [](const std::string &P) { torch::save(savedTensor(), P); });
+    publish(cpuPath("script"),
+            [](const std::string &P) { makeScript().save(P); });
     for (const char *Stem : Stems) {
-      Retagged.push_back(retagCheckpointStorages(
-          cpuPath(Stem), missingPath(Stem), missingCudaLocation()));
+      publish(missingPath(Stem), [&](const std::string &P) {
+        Retagged.push_back(
+            retagCheckpointStorages(cpuPath(Stem), P, missingCudaLocation()));
+      });
       std::cout << "[ info     ] " << missingPath(Stem) << ": "
                 << Retagged.back() << " storage(s) tagged "
                 << missingCudaLocation() << "\n";
@@ -172,10 +189,11 @@ void expectMissingDeviceFailure(const std::string &What,
             << missingCudaLocation() << ": " << firstLine(Message) << "\n";
   ASSERT_NE(Message, "") << What << " loaded a checkpoint tagged "
                          << missingCudaLocation();
-  if (!libtorchHasCudaBackend())
+  if (!libtorchHasCudaBackend()) {
     EXPECT_TRUE(contains(Message, CpuBuildMessage)) << What;
-  else
+  } else {
     EXPECT_TRUE(contains(Message, "CUDA")) << What;
+  }
 }
 
 TEST_F(LoadWithoutDevice, BuggyModuleLoadThrows) {
@@ -251,7 +269,9 @@ TEST_F(LoadWithoutDevice, FixedArchiveLoadFromRestoresWeights) {
 TEST_F(LoadWithoutDevice, CudaOnlyBuggyLoadRestoresSavedDevice) {
   TORCH_TIDY_REQUIRE_CUDA();
   const std::string Path = path("tensor-cuda0-present.pt");
-  retagCheckpointStorages(cpuPath("tensor"), Path, "cuda:0");
+  publish(Path, [](const std::string &P) {
+    retagCheckpointStorages(cpuPath("tensor"), P, "cuda:0");
+  });
   const torch::Tensor Loaded = buggy::loadTensor(Path);
   EXPECT_TRUE(Loaded.device().is_cuda());
   EXPECT_EQ(Loaded.device().index(), 0);
@@ -266,7 +286,11 @@ TEST_F(LoadWithoutDevice, CudaOnlySecondGpuCheckpointOnOneGpuHost) {
     GTEST_SKIP() << "needs exactly one GPU, this host has "
                  << torch::cuda::device_count();
   const std::string Path = path("linear-cuda1.pt");
-  ASSERT_EQ(retagCheckpointStorages(cpuPath("linear"), Path, "cuda:1"), 2u);
+  size_t Count = 0;
+  publish(Path, [&](const std::string &P) {
+    Count = retagCheckpointStorages(cpuPath("linear"), P, "cuda:1");
+  });
+  ASSERT_EQ(Count, 2u);
   torch::nn::Linear Model(2, 3);
   const std::string Message =
       thrownMessage([&] { buggy::loadLinear(Model, Path); });
