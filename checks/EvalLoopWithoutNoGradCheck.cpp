@@ -177,6 +177,11 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       Self(Self, Child);
   };
   Visit(Visit, Outer->getBody());
+  // A generic lambda's instantiated body is not part of the enclosing
+  // function's (which holds its pattern).
+  if (const FunctionDecl *Inner = enclosingFunction(*Forward, Ctx);
+      Inner && Inner != Outer && Inner->isTemplateInstantiation())
+    Visit(Visit, Inner->getBody());
   if (SetsGradMode)
     return;
 
@@ -228,7 +233,20 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     const auto *Block =
         Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
     SourceLocation LoopLoc = EvalLoop->getBeginLoc();
-    if (Block && LoopLoc.isFileID()) {
+    // The guard lives until the end of the block: not if later statements of
+    // the block train, and not twice in one block (the first one covers the
+    // rest of the block).
+    bool LaterStatementsTrain = false;
+    if (Block) {
+      bool AfterLoop = false;
+      for (const Stmt *St : Block->body()) {
+        if (AfterLoop && containsTrainingCall(*St))
+          LaterStatementsTrain = true;
+        AfterLoop |= St == EvalLoop;
+      }
+    }
+    if (Block && LoopLoc.isFileID() && !LaterStatementsTrain &&
+        GuardedBlocks.insert(Block->getBeginLoc()).second) {
       const std::string Guard =
           "torch::NoGradGuard " + freshGuardName(*EvalLoop, *Block, Ctx) + ";";
       auto [File, Offset] = SM.getDecomposedLoc(LoopLoc);
@@ -242,7 +260,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
         Diag << FixItHint::CreateInsertion(LoopLoc, Guard + " ");
     }
   }
-  if (EvalCall && !NamedForEvaluation)
+  if (EvalCall)
     diag(EvalCall->getBeginLoc(), "module put into evaluation mode here",
          DiagnosticIDs::Note);
 }

@@ -33,7 +33,10 @@ public:
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void onStartOfTranslationUnit() override { ReportedLoops.clear(); }
+  void onStartOfTranslationUnit() override {
+    ReportedLoops.clear();
+    GuardedBlocks.clear();
+  }
 
 private:
   const std::string EvaluationFunctionRegex;
@@ -41,6 +44,8 @@ private:
   /// One diagnostic per evaluation loop (keyed by the loop's location, so a
   /// template's instantiations share it).
   llvm::DenseSet<SourceLocation> ReportedLoops;
+  /// Blocks a fix-it already inserts a guard into (keyed by location).
+  llvm::DenseSet<SourceLocation> GuardedBlocks;
 };
 
 } // namespace clang::tidy::torch

@@ -18,6 +18,7 @@ using c10::IValue;
 class Module {
 public:
   IValue forward(std::vector<IValue> inputs) { return IValue(at::Tensor()); }
+  IValue operator()(std::vector<IValue> inputs) { return forward(inputs); }
   void eval() {}
   void train(bool on = true) {}
   void to(c10::Device) {}

@@ -51,6 +51,10 @@ public:
   Scalar(int64_t) {}
 };
 
+struct GradMode {
+  static bool is_enabled() { return true; }
+  static void set_enabled(bool enabled) {}
+};
 struct AutoGradMode {
   AutoGradMode(bool enabled) {}
   ~AutoGradMode() {}
