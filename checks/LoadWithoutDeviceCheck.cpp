@@ -81,8 +81,10 @@ void LoadWithoutDeviceCheck::registerMatchers(MatchFinder *Finder) {
       callee(unresolvedMemberExpr(hasAnyDeclaration(LoadFunction.bind("fn")))));
   // Templates are checked once, in their written form; instantiations would
   // repeat each diagnostic.
-  Finder->addMatcher(callExpr(Callee, unless(isInTemplateInstantiation()),
-                              isExpansionInUserCode())
+  // isExpansionInUserCode comes first: it rejects the bulk of the calls (those
+  // in LibTorch's and the standard library's headers) at the lowest cost.
+  Finder->addMatcher(callExpr(isExpansionInUserCode(), Callee,
+                              unless(isInTemplateInstantiation()))
                          .bind("call"),
                      this);
 }
