@@ -9,6 +9,7 @@
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
+#include "MissingEpsilonCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
@@ -26,6 +27,7 @@ public:
         "torch-loss-accumulated-without-item");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
+    Factories.registerCheck<MissingEpsilonCheck>("torch-missing-epsilon");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(

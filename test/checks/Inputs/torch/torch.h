@@ -151,6 +151,12 @@ public:
   Tensor mean(int64_t dim, bool keepdim = false) const { return *this; }
   Tensor std() const { return *this; }
   Tensor var() const { return *this; }
+  // torch-missing-epsilon: more pointwise math, reductions and in-place forms.
+  Tensor square() const { return *this; }
+  Tensor dot(const Tensor &) const { return *this; }
+  const Tensor &sqrt_() const { return *this; }
+  const Tensor &div_(const Tensor &) const { return *this; }
+  const Tensor &clamp_min_(Scalar) const { return *this; }
   Tensor norm() const { return *this; }
   Tensor norm(Scalar p, int64_t dim, bool keepdim = false) const { return *this; }
   Tensor max() const { return *this; }
@@ -251,6 +257,11 @@ Tensor mse_loss(const Tensor &input, const Tensor &target, int64_t reduction = 1
 Tensor nll_loss(const Tensor &input, const Tensor &target);
 Tensor binary_cross_entropy(const Tensor &input, const Tensor &target);
 Tensor cosine_similarity(const Tensor &, const Tensor &, int64_t dim = 1, double eps = 1e-8);
+Tensor square(const Tensor &);
+Tensor pow(Scalar, const Tensor &);
+Tensor std(const Tensor &);
+Tensor var(const Tensor &);
+Tensor dot(const Tensor &, const Tensor &);
 } // namespace at
 
 namespace torch {
@@ -366,6 +377,24 @@ public:
 TORCH_MODULE(MSELoss);
 
 namespace functional {
+// torch-missing-epsilon: functional forms with options, as in the real
+// torch/nn/functional/{activation,distance,normalization}.h.
+struct SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) {}
+};
+inline at::Tensor softmax(const at::Tensor &input, const SoftmaxFuncOptions &options) { return input; }
+inline at::Tensor softplus(const at::Tensor &input) { return input; }
+struct NormalizeFuncOptions {
+  NormalizeFuncOptions() {}
+  NormalizeFuncOptions dim(int64_t) const { return *this; }
+};
+inline at::Tensor normalize(const at::Tensor &input, NormalizeFuncOptions options = {}) { return input; }
+struct CosineSimilarityFuncOptions {
+  CosineSimilarityFuncOptions() {}
+  CosineSimilarityFuncOptions dim(int64_t) const { return *this; }
+};
+inline at::Tensor cosine_similarity(const at::Tensor &x1, const at::Tensor &x2,
+                                    const CosineSimilarityFuncOptions &options = {}) { return x1; }
 inline at::Tensor mse_loss(const at::Tensor &input, const at::Tensor &target) { return input; }
 inline at::Tensor cross_entropy(const at::Tensor &input, const at::Tensor &target) { return input; }
 inline at::Tensor nll_loss(const at::Tensor &input, const at::Tensor &target) { return input; }

@@ -1,0 +1,942 @@
+//===--- BoundaryGuard.cpp - is a value kept away from a boundary? --------===//
+
+#include "utils/BoundaryGuard.h"
+#include "utils/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <cmath>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+constexpr unsigned MaxDepth = 12;
+
+/// The outermost namespace \p DC lies in, if any.
+const NamespaceDecl *outermostNamespace(const DeclContext *DC) {
+  const NamespaceDecl *Top = nullptr;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Top = NS;
+  return Top;
+}
+
+bool isLibTorchFunction(const NamedDecl *D) {
+  D = D->getUnderlyingDecl();
+  if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+    D = FT->getTemplatedDecl();
+  const auto *FD = dyn_cast<FunctionDecl>(D);
+  if (!FD || isa<CXXMethodDecl>(FD))
+    return false;
+  const NamespaceDecl *Top = outermostNamespace(FD->getDeclContext());
+  return Top && (Top->getName() == "at" || Top->getName() == "torch");
+}
+
+bool isTensorClass(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier() ||
+      (RD->getName() != "Tensor" && RD->getName() != "TensorBase"))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
+  return NS && NS->getName() == "at" && !NS->getParent()->isNamespace();
+}
+
+bool isTensorMethod(const NamedDecl *D) {
+  D = D->getUnderlyingDecl();
+  if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+    D = FT->getTemplatedDecl();
+  const auto *MD = dyn_cast<CXXMethodDecl>(D);
+  return MD && isTensorClass(MD->getParent());
+}
+
+bool inFunctionalNamespace(const DeclContext *DC) {
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "functional")
+        return true;
+  return false;
+}
+
+StringRef identifierOf(DeclarationName Name) {
+  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName()
+                             : StringRef();
+}
+
+struct Arithmetic {
+  BinaryOperatorKind Op;
+  const Expr *LHS;
+  const Expr *RHS;
+};
+
+/// `a + b`, `a.add(b)`, `at::add(a, b)` and the like for + - * /.
+std::optional<Arithmetic> asArithmetic(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    switch (BO->getOpcode()) {
+    case BO_Add:
+    case BO_Sub:
+    case BO_Mul:
+    case BO_Div:
+      return Arithmetic{BO->getOpcode(), BO->getLHS(), BO->getRHS()};
+    default:
+      return std::nullopt;
+    }
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (OC->getNumArgs() != 2)
+      return std::nullopt;
+    BinaryOperatorKind Op;
+    switch (OC->getOperator()) {
+    case OO_Plus:
+      Op = BO_Add;
+      break;
+    case OO_Minus:
+      Op = BO_Sub;
+      break;
+    case OO_Star:
+      Op = BO_Mul;
+      break;
+    case OO_Slash:
+      Op = BO_Div;
+      break;
+    default:
+      return std::nullopt;
+    }
+    return Arithmetic{Op, OC->getArg(0), OC->getArg(1)};
+  }
+  auto Call = asLibTorchCall(E);
+  if (!Call)
+    return std::nullopt;
+  std::optional<BinaryOperatorKind> Op =
+      llvm::StringSwitch<std::optional<BinaryOperatorKind>>(Call->Name)
+          .Cases("add", "add_", BO_Add)
+          .Cases("sub", "subtract", BO_Sub)
+          .Cases("mul", "multiply", BO_Mul)
+          .Cases("div", "divide", "true_divide", BO_Div)
+          .Default(std::nullopt);
+  if (!Op)
+    return std::nullopt;
+  if (Call->Object && !Call->Args.empty())
+    return Arithmetic{*Op, Call->Object, Call->Args[0]};
+  if (!Call->Object && Call->Args.size() >= 2)
+    return Arithmetic{*Op, Call->Args[0], Call->Args[1]};
+  return std::nullopt;
+}
+
+/// Calls that return a view or copy of their operand's values (shape, dtype,
+/// device, selection): how close to a boundary the values are is unchanged.
+bool isValuePreserving(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("view", "view_as", "reshape", "reshape_as", "flatten", true)
+      .Cases("unflatten", "squeeze", "unsqueeze", "squeeze_", "unsqueeze_",
+             true)
+      .Cases("expand", "expand_as", "repeat", "repeat_interleave", "index",
+             true)
+      .Cases("index_select", "select", "narrow", "slice", "gather", true)
+      .Cases("masked_select", "transpose", "t", "permute", "contiguous", true)
+      .Cases("clone", "to", "type_as", "float", "double", true)
+      .Cases("half", "bfloat16", "cpu", "cuda", "diagonal", true)
+      .Cases("flip", "roll", "movedim", "take", true)
+      .Default(false);
+}
+
+bool isDetach(StringRef Name) { return Name == "detach" || Name == "detach_"; }
+
+/// Norms and distances: 0 at a zero vector or equal inputs.
+bool isNormLike(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("norm", "linalg_norm", "vector_norm", "linalg_vector_norm", true)
+      .Cases("matrix_norm", "linalg_matrix_norm", "frobenius_norm", true)
+      .Cases("nuclear_norm", "dist", "cdist", "pairwise_distance", true)
+      .Default(false);
+}
+
+/// Losses that are 0 when prediction equals target.
+bool isDistanceLoss(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", true)
+      .Default(false);
+}
+
+bool isSumLike(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("sum", "nansum", "mean", "nanmean", "prod", true)
+      .Cases("cumsum", "amax", "amin", true)
+      .Default(false);
+}
+
+/// Functions whose value is > 0 for every finite input.
+bool isPositiveFunction(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("exp", "exp_", "exp2", "softplus", "sigmoid", true)
+      .Cases("sigmoid_", "cosh", true)
+      .Default(false);
+}
+
+bool isClamp(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("clamp", "clamp_", "clip", "clip_", "clamp_min", true)
+      .Case("clamp_min_", true)
+      .Default(false);
+}
+
+bool isPow(StringRef Name) {
+  return Name == "pow" || Name == "pow_" || Name == "float_power";
+}
+
+ReachResult make(Reach State) {
+  ReachResult R;
+  R.State = State;
+  return R;
+}
+
+/// Both branches of a conditional, or every definition of a variable.
+ReachResult combine(const ReachResult &A, const ReachResult &B) {
+  ReachResult R = A;
+  if (A.State != B.State)
+    R.State = Reach::Unknown;
+  R.Softmax = A.Softmax && B.Softmax;
+  R.NonNegative = A.NonNegative && B.NonNegative;
+  R.Detached = A.Detached && B.Detached;
+  R.FromClamp = A.FromClamp || B.FromClamp;
+  if (!R.Through)
+    R.Through = B.Through;
+  return R;
+}
+
+bool sameVariable(const Expr *A, const Expr *B) {
+  const auto *DA = dyn_cast<DeclRefExpr>(stripImplicit(A));
+  const auto *DB = dyn_cast<DeclRefExpr>(stripImplicit(B));
+  return DA && DB && DA->getDecl() == DB->getDecl();
+}
+
+bool refersTo(const Expr *E, const VarDecl *VD) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+  return DRE && DRE->getDecl() == VD;
+}
+
+/// Collects how a function body writes to \p VD.
+class WriteCollector {
+public:
+  explicit WriteCollector(const VarDecl *VD) : VD(VD) {}
+
+  void visit(const Stmt *S) {
+    if (!S || Modified)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S))
+      inspect(E);
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *Other = dyn_cast<VarDecl>(D))
+          if (Other != VD && Other->getType()->isReferenceType() &&
+              !Other->getType().getNonReferenceType().isConstQualified() &&
+              refersTo(Other->getInit(), VD))
+            Modified = true; // A mutable alias.
+    for (const Stmt *Child : S->children())
+      visit(Child);
+  }
+
+  bool Modified = false;
+  llvm::SmallVector<const Expr *, 2> Assignments;
+
+private:
+  void inspect(const Expr *E) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD)) {
+        if (BO->getOpcode() == BO_Assign)
+          Assignments.push_back(BO->getRHS());
+        else
+          Modified = true;
+      }
+      return;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if ((UO->getOpcode() == UO_AddrOf || UO->isIncrementDecrementOp()) &&
+          refersTo(UO->getSubExpr(), VD))
+        Modified = true;
+      return;
+    }
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (OC->isAssignmentOp() && OC->getNumArgs() == 2 &&
+          refersTo(OC->getArg(0), VD)) {
+        if (OC->getOperator() == OO_Equal)
+          Assignments.push_back(OC->getArg(1));
+        else
+          Modified = true;
+        return;
+      }
+      if (OC->getOperator() == OO_Amp && OC->getNumArgs() == 1 &&
+          refersTo(OC->getArg(0), VD))
+        Modified = true;
+      return;
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      if (refersTo(MC->getImplicitObjectArgument(), VD)) {
+        const CXXMethodDecl *M = MC->getMethodDecl();
+        // LibTorch's in-place methods are const and end in '_'.
+        if (!M || !M->isConst() ||
+            (M->getIdentifier() && M->getName().ends_with("_")))
+          Modified = true;
+      }
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      unsigned Offset =
+          isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(FD)
+              ? 1
+              : 0;
+      for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+        if (!refersTo(Call->getArg(I), VD))
+          continue;
+        if (isa<CXXOperatorCallExpr>(Call) && I < Offset)
+          continue; // The object of a member operator: handled above.
+        if (!FD) {
+          Modified = true; // An unresolved call may take it by reference.
+          return;
+        }
+        unsigned P = I - Offset;
+        if (P >= FD->getNumParams())
+          continue; // Variadic: passed by value.
+        QualType T = FD->getParamDecl(P)->getType();
+        if (T->isLValueReferenceType() &&
+            !T.getNonReferenceType().isConstQualified())
+          Modified = true;
+        if (T->isRValueReferenceType() || T->isPointerType())
+          Modified = true;
+      }
+      return;
+    }
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(E)) {
+      for (const LambdaCapture &C : Lambda->captures())
+        if (C.capturesVariable() && C.getCapturedVar() == VD &&
+            C.getCaptureKind() == LCK_ByRef)
+          Modified = true;
+    }
+  }
+
+  const VarDecl *VD;
+};
+
+/// A default-constructed or empty initializer: `torch::Tensor t;`.
+bool isEmptyInit(const Expr *Init) {
+  if (!Init)
+    return true;
+  Init = stripImplicit(Init);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Init))
+    return CE->getNumArgs() == 0 ||
+           llvm::all_of(CE->arguments(), [](const Expr *A) {
+             return isa<CXXDefaultArgExpr>(A);
+           });
+  if (const auto *IL = dyn_cast<InitListExpr>(Init))
+    return IL->getNumInits() == 0;
+  return false;
+}
+
+bool isTensorTyped(const Expr *E) {
+  return E && (isTensorType(E->getType()) || E->isTypeDependent());
+}
+
+} // namespace
+
+const Expr *operandOf(const LibTorchCall &C) {
+  if (C.Object)
+    return C.Object;
+  return C.Args.empty() ? nullptr : C.Args.front();
+}
+
+const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I) {
+  unsigned Index = C.Object ? I : I + 1;
+  return Index < C.Args.size() ? C.Args[Index] : nullptr;
+}
+
+const Expr *stripImplicit(const Expr *E) {
+  if (!E)
+    return nullptr;
+  while (true) {
+    const Expr *Next = E->IgnoreUnlessSpelledInSource();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next))
+      if (!isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() >= 1 &&
+          (CE->isElidable() || CE->getConstructor()->isCopyOrMoveConstructor()))
+        Next = CE->getArg(0);
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      if (Cast->getType()->isRecordType()) // c10::Scalar(1e-8)
+        Next = Cast->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+}
+
+std::optional<LibTorchCall> asLibTorchCall(const Expr *E) {
+  E = stripImplicit(E);
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call || isa<CXXOperatorCallExpr>(Call))
+    return std::nullopt;
+  LibTorchCall R;
+  R.Call = Call;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()))
+      return std::nullopt;
+    R.Name = M->getName();
+    R.Object = MC->getImplicitObjectArgument();
+    R.Member = Callee;
+  } else if (const FunctionDecl *FD = Call->getDirectCallee()) {
+    if (!FD->getIdentifier() || !isLibTorchFunction(FD))
+      return std::nullopt;
+    R.Name = FD->getName();
+    R.Functional = inFunctionalNamespace(FD->getDeclContext());
+  } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
+    R.Name = identifierOf(ULE->getName());
+    if (R.Name.empty() || ULE->getNumDecls() == 0 ||
+        !llvm::all_of(ULE->decls(), isLibTorchFunction))
+      return std::nullopt;
+    R.Functional =
+        inFunctionalNamespace((*ULE->decls_begin())->getDeclContext());
+  } else if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee)) {
+    R.Name = identifierOf(UME->getMemberName());
+    if (R.Name.empty() || UME->isImplicitAccess() || UME->getNumDecls() == 0 ||
+        !llvm::all_of(UME->decls(), isTensorMethod))
+      return std::nullopt;
+    R.Object = UME->getBase();
+    R.Member = UME;
+  } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
+    // `x.norm()` on an operand of dependent type: only its name is known. Used
+    // to classify operands, never to decide that a call is LibTorch's.
+    R.Name = identifierOf(DM->getMember());
+    if (R.Name.empty() || DM->isImplicitAccess())
+      return std::nullopt;
+    R.Object = DM->getBase();
+    R.Member = DM;
+  } else {
+    return std::nullopt;
+  }
+  for (const Expr *Arg : Call->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      break;
+    R.Args.push_back(Arg);
+  }
+  return R;
+}
+
+std::optional<double> BoundaryAnalysis::constantValue(const Expr *E) const {
+  E = stripImplicit(E);
+  if (!E || E->isValueDependent() || E->isTypeDependent() ||
+      E->containsErrors())
+    return std::nullopt;
+  QualType T = E->getType();
+  if (T.isNull() || !T->isArithmeticType())
+    return std::nullopt;
+  Expr::EvalResult Result;
+  if (!E->EvaluateAsRValue(Result, Ctx) || Result.HasSideEffects)
+    return std::nullopt;
+  if (Result.Val.isInt())
+    return static_cast<double>(Result.Val.getInt().getSExtValue());
+  if (Result.Val.isFloat())
+    return Result.Val.getFloat().convertToDouble();
+  return std::nullopt;
+}
+
+static bool isEpsilonName(const Expr *E, const llvm::Regex &Names) {
+  E = stripImplicit(E);
+  StringRef Name;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<VarDecl, FieldDecl, BindingDecl>(DRE->getDecl()))
+      Name = identifierOf(DRE->getDecl()->getDeclName());
+  } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (isa<FieldDecl, VarDecl>(ME->getMemberDecl()))
+      Name = identifierOf(ME->getMemberDecl()->getDeclName());
+  } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(E)) {
+    Name = identifierOf(DM->getMember());
+  } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    // An accessor: options.eps(), get_epsilon().
+    if (Call->getNumArgs() == 0)
+      if (const auto *ND = dyn_cast_or_null<NamedDecl>(Call->getCalleeDecl()))
+        Name = identifierOf(ND->getDeclName());
+  }
+  return !Name.empty() && Names.match(Name);
+}
+
+bool BoundaryAnalysis::mentionsEpsilon(const Expr *E) const {
+  if (!E)
+    return false;
+  if (isEpsilonName(E, EpsilonNames))
+    return true;
+  llvm::SmallVector<const Stmt *, 16> Work{E};
+  unsigned Budget = 64;
+  while (!Work.empty() && Budget--) {
+    const Stmt *S = Work.pop_back_val();
+    if (const auto *SE = dyn_cast_or_null<Expr>(S))
+      if (isEpsilonName(SE, EpsilonNames))
+        return true;
+    if (S)
+      for (const Stmt *Child : S->children())
+        Work.push_back(Child);
+  }
+  return false;
+}
+
+bool BoundaryAnalysis::isPositiveMargin(const Expr *E) const {
+  if (std::optional<double> V = constantValue(E))
+    return *V > 0;
+  return mentionsEpsilon(E);
+}
+
+const Expr *BoundaryAnalysis::singleDefinition(const VarDecl *VD) {
+  auto It = Definitions.find(VD);
+  if (It != Definitions.end())
+    return It->second;
+  const Expr *Result = nullptr;
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (Fn && Fn->getBody() && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD)) {
+    WriteCollector Writes(VD);
+    Writes.visit(Fn->getBody());
+    if (!Writes.Modified) {
+      const Expr *Init = VD->getInit();
+      bool HasInit = !isEmptyInit(Init);
+      if (HasInit && Writes.Assignments.empty())
+        Result = Init;
+      else if (!HasInit && Writes.Assignments.size() == 1)
+        Result = Writes.Assignments.front();
+    }
+  }
+  Definitions[VD] = Result;
+  return Result;
+}
+
+ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
+  Visiting.clear();
+  return zero(E, 0);
+}
+
+ReachResult BoundaryAnalysis::nearUnit(const Expr *E) {
+  Visiting.clear();
+  return unit(E, 0);
+}
+
+DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
+  Visiting.clear();
+  return denom(E, 0);
+}
+
+/// Follows a reference to a local variable to its single definition.
+const Expr *BoundaryAnalysis::followVariable(const Expr *E,
+                                             const VarDecl *&Through) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  if (!DRE)
+    return nullptr;
+  const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+  if (!VD || Visiting.count(VD))
+    return nullptr;
+  const Expr *Def = singleDefinition(VD);
+  if (Def) {
+    Through = VD;
+    Visiting.insert(VD); // The caller erases it when done.
+  }
+  return Def;
+}
+
+ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
+    return make(Reach::Unknown);
+  if (std::optional<double> V = constantValue(E)) {
+    ReachResult R = make(*V > 0    ? Reach::Guarded
+                         : *V == 0 ? Reach::Reaches
+                                   : Reach::Unknown);
+    R.NonNegative = *V >= 0;
+    return R;
+  }
+  if (isEpsilonName(E, EpsilonNames))
+    return make(Reach::Guarded);
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+    return combine(zero(CO->getTrueExpr(), Depth + 1),
+                   zero(CO->getFalseExpr(), Depth + 1));
+
+  if (std::optional<Arithmetic> A = asArithmetic(E)) {
+    switch (A->Op) {
+    case BO_Add: {
+      if (isPositiveMargin(A->LHS) || isPositiveMargin(A->RHS))
+        return make(Reach::Guarded);
+      ReachResult L = zero(A->LHS, Depth + 1);
+      ReachResult R = zero(A->RHS, Depth + 1);
+      if (L.State == Reach::Guarded || R.State == Reach::Guarded)
+        return make(Reach::Guarded);
+      if (L.State == Reach::Reaches && R.State == Reach::Reaches &&
+          L.NonNegative && R.NonNegative) {
+        ReachResult Sum = make(Reach::Reaches);
+        Sum.NonNegative = true;
+        Sum.Through = L.Through ? L.Through : R.Through;
+        return Sum;
+      }
+      return make(Reach::Unknown);
+    }
+    case BO_Sub: {
+      // 1 - p reaches 0 when p saturates at 1 (sigmoid, softmax, cosine).
+      std::optional<double> Minuend = constantValue(A->LHS);
+      if (Minuend && *Minuend == 1.0 && reachesOne(A->RHS, Depth + 1))
+        return make(Reach::Reaches);
+      return make(Reach::Unknown);
+    }
+    case BO_Mul: {
+      if (sameVariable(A->LHS, A->RHS)) {
+        ReachResult Base = zero(A->LHS, Depth + 1);
+        if (Base.State == Reach::Guarded)
+          return Base;
+        ReachResult Square = make(Reach::Reaches);
+        Square.NonNegative = true;
+        return Square;
+      }
+      ReachResult L = zero(A->LHS, Depth + 1);
+      ReachResult R = zero(A->RHS, Depth + 1);
+      if (L.State == Reach::Reaches || R.State == Reach::Reaches) {
+        ReachResult P = L.State == Reach::Reaches ? L : R;
+        P.NonNegative = L.NonNegative && R.NonNegative;
+        P.Softmax = false;
+        return P;
+      }
+      if (L.State == Reach::Guarded && R.State == Reach::Guarded)
+        return make(Reach::Guarded);
+      return make(Reach::Unknown);
+    }
+    case BO_Div: {
+      ReachResult L = zero(A->LHS, Depth + 1);
+      if (L.State == Reach::Reaches) {
+        L.Softmax = false;
+        return L;
+      }
+      if (L.State == Reach::Guarded) {
+        std::optional<double> D = constantValue(A->RHS);
+        if ((D && *D > 0) || zero(A->RHS, Depth + 1).State == Reach::Guarded)
+          return make(Reach::Guarded);
+      }
+      return make(Reach::Unknown);
+    }
+    default:
+      return make(Reach::Unknown);
+    }
+  }
+
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E))
+    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
+      return zero(OC->getArg(0), Depth + 1);
+
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    StringRef Name = C->Name;
+    const Expr *X = operandOf(*C);
+    if (isPositiveFunction(Name))
+      return make(Reach::Guarded);
+    if (isClamp(Name)) {
+      const Expr *Min = argumentAfterOperand(*C, 0);
+      if (!Min || isEmptyOptional(Min))
+        return make(Reach::Unknown);
+      std::optional<double> V = constantValue(Min);
+      if (V && *V <= 0) {
+        ReachResult R = make(Reach::Reaches);
+        R.NonNegative = *V == 0;
+        return R;
+      }
+      return make(Reach::Guarded); // A positive or epsilon-like lower bound.
+    }
+    if (Name == "max" || Name == "maximum" || Name == "fmax") {
+      const Expr *Other = argumentAfterOperand(*C, 0);
+      if (!Other || !isTensorTyped(stripImplicit(Other)))
+        return make(Reach::Unknown); // A reduction, not an elementwise max.
+      ReachResult L = zero(X, Depth + 1);
+      ReachResult R = zero(Other, Depth + 1);
+      if (L.State == Reach::Guarded || R.State == Reach::Guarded ||
+          mentionsEpsilon(Other))
+        return make(Reach::Guarded);
+      if (L.State == Reach::Reaches && R.State == Reach::Reaches)
+        return make(Reach::Reaches);
+      return make(Reach::Unknown);
+    }
+    if (Name == "relu" || Name == "relu_" || Name == "abs" ||
+        Name == "absolute" || Name == "square") {
+      ReachResult Base = zero(X, Depth + 1);
+      if (Base.State == Reach::Guarded && Name != "abs" && Name != "absolute")
+        return Base;
+      if (Base.State == Reach::Guarded && Name != "relu" && Name != "relu_")
+        return Base;
+      ReachResult R = make(Reach::Reaches);
+      R.NonNegative = true;
+      R.Detached = Base.Detached;
+      return R;
+    }
+    if (isPow(Name)) {
+      std::optional<double> Base = constantValue(X);
+      if (Base && *Base > 0)
+        return make(Reach::Guarded); // 2^t
+      std::optional<double> Exp = constantValue(argumentAfterOperand(*C, 0));
+      if (!Exp || *Exp < 0)
+        return make(Reach::Unknown);
+      if (*Exp == 0)
+        return make(Reach::Guarded);
+      ReachResult R = zero(X, Depth + 1);
+      R.Softmax = false;
+      bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
+      if (Even && R.State != Reach::Guarded) {
+        R.State = Reach::Reaches;
+        R.NonNegative = true;
+      }
+      if (std::floor(*Exp) != *Exp)
+        R.NonNegative = true;
+      return R;
+    }
+    if (Name == "sqrt" || Name == "sqrt_") {
+      ReachResult R = zero(X, Depth + 1);
+      R.Softmax = false;
+      R.NonNegative = true;
+      return R;
+    }
+    if (isNormLike(Name) || isDistanceLoss(Name) || Name == "std" ||
+        Name == "var") {
+      ReachResult R = make(Reach::Reaches);
+      R.NonNegative = true;
+      return R;
+    }
+    if (isSumLike(Name)) {
+      ReachResult R = zero(X, Depth + 1);
+      if (R.State == Reach::Guarded)
+        return R;
+      R.State = Reach::Reaches;
+      R.Softmax = false;
+      return R;
+    }
+    if (Name == "softmax" || Name == "_softmax") {
+      ReachResult R = make(Reach::Reaches);
+      R.Softmax = true;
+      R.NonNegative = true;
+      return R;
+    }
+    if (isDetach(Name)) {
+      ReachResult R = zero(X, Depth + 1);
+      R.Detached = true;
+      return R;
+    }
+    if (Name == "masked_fill" || Name == "masked_fill_") {
+      std::optional<double> Fill = constantValue(argumentAfterOperand(*C, 1));
+      ReachResult R = zero(X, Depth + 1);
+      if (Fill && *Fill == 0) {
+        R.State = Reach::Reaches;
+        return R;
+      }
+      if (Fill && *Fill > 0 && R.State == Reach::Guarded)
+        return R;
+      return make(Reach::Unknown);
+    }
+    if (isValuePreserving(Name))
+      return zero(X, Depth + 1);
+    return make(Reach::Unknown);
+  }
+
+  const VarDecl *Through = nullptr;
+  if (const Expr *Def = followVariable(E, Through)) {
+    ReachResult R = zero(Def, Depth + 1);
+    Visiting.erase(Through);
+    R.Through = Through; // The outermost variable: the one the user sees.
+    return R;
+  }
+  return make(Reach::Unknown);
+}
+
+bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
+    return false;
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    if (C->Name == "sigmoid" || C->Name == "softmax" ||
+        C->Name == "cosine_similarity")
+      return true;
+    if (isValuePreserving(C->Name) || isDetach(C->Name))
+      return reachesOne(operandOf(*C), Depth + 1);
+    return false;
+  }
+  const VarDecl *Through = nullptr;
+  if (const Expr *Def = followVariable(E, Through)) {
+    bool Result = reachesOne(Def, Depth + 1);
+    Visiting.erase(Through);
+    return Result;
+  }
+  return false;
+}
+
+ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
+    return make(Reach::Unknown);
+  if (std::optional<double> V = constantValue(E))
+    return make(std::abs(*V) < 1 ? Reach::Guarded : Reach::Reaches);
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+    return combine(unit(CO->getTrueExpr(), Depth + 1),
+                   unit(CO->getFalseExpr(), Depth + 1));
+
+  if (std::optional<Arithmetic> A = asArithmetic(E)) {
+    if (A->Op == BO_Mul) {
+      // Shrinking by a factor below 1 ((1 - eps) * c) keeps it inside.
+      for (const Expr *Side : {A->LHS, A->RHS}) {
+        std::optional<double> V = constantValue(Side);
+        if ((V && std::abs(*V) < 1 && *V != 0) ||
+            (!isTensorTyped(stripImplicit(Side)) && mentionsEpsilon(Side)))
+          return make(Reach::Guarded);
+      }
+      ReachResult L = unit(A->LHS, Depth + 1);
+      ReachResult R = unit(A->RHS, Depth + 1);
+      if (L.State == Reach::Reaches || R.State == Reach::Reaches)
+        return L.State == Reach::Reaches ? L : R;
+      return make(Reach::Unknown);
+    }
+    if (A->Op == BO_Div) {
+      // Dividing by a norm normalises: a cosine-like value.
+      if (!denom(A->RHS, Depth + 1).What.empty())
+        return make(Reach::Reaches);
+      // x / (|x| + eps)-style denominators still give values near -1 and 1.
+      if (std::optional<Arithmetic> D = asArithmetic(A->RHS))
+        if (D->Op == BO_Add && (!denom(D->LHS, Depth + 1).What.empty() ||
+                                !denom(D->RHS, Depth + 1).What.empty()))
+          return make(Reach::Reaches);
+      return make(Reach::Unknown);
+    }
+    return make(Reach::Unknown);
+  }
+
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E))
+    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
+      return unit(OC->getArg(0), Depth + 1);
+
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    StringRef Name = C->Name;
+    const Expr *X = operandOf(*C);
+    if (Name == "clamp" || Name == "clamp_" || Name == "clip" ||
+        Name == "clip_") {
+      const Expr *Lo = argumentAfterOperand(*C, 0);
+      const Expr *Hi = argumentAfterOperand(*C, 1);
+      if (!Lo || !Hi || isEmptyOptional(Lo) || isEmptyOptional(Hi))
+        return make(Reach::Unknown);
+      std::optional<double> L = constantValue(Lo), H = constantValue(Hi);
+      if ((L && std::abs(*L) >= 1) || (H && std::abs(*H) >= 1)) {
+        ReachResult R = make(Reach::Reaches);
+        R.FromClamp = true;
+        return R;
+      }
+      return make(Reach::Guarded);
+    }
+    if (Name == "cosine_similarity" || Name == "normalize" || Name == "sin" ||
+        Name == "cos" || Name == "tanh" || Name == "hardtanh")
+      return make(Reach::Reaches);
+    if (Name == "sum" || Name == "mean" || Name == "dot" || Name == "matmul" ||
+        Name == "mm" || Name == "bmm" || Name == "inner" || Name == "mv") {
+      ReachResult R = unit(X, Depth + 1);
+      if (R.State == Reach::Reaches)
+        return R;
+      for (const Expr *Arg : C->Args)
+        if (Arg != X && isTensorTyped(stripImplicit(Arg))) {
+          ReachResult Other = unit(Arg, Depth + 1);
+          if (Other.State == Reach::Reaches)
+            return Other;
+        }
+      return make(Reach::Unknown);
+    }
+    if (isDetach(Name)) {
+      ReachResult R = unit(X, Depth + 1);
+      R.Detached = true;
+      return R;
+    }
+    if (isValuePreserving(Name))
+      return unit(X, Depth + 1);
+    return make(Reach::Unknown);
+  }
+
+  const VarDecl *Through = nullptr;
+  if (const Expr *Def = followVariable(E, Through)) {
+    ReachResult R = unit(Def, Depth + 1);
+    Visiting.erase(Through);
+    R.Through = Through; // The outermost variable: the one the user sees.
+    return R;
+  }
+  return make(Reach::Unknown);
+}
+
+DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  DenominatorInfo None;
+  if (!E || Depth > MaxDepth)
+    return None;
+
+  if (std::optional<Arithmetic> A = asArithmetic(E)) {
+    if (A->Op != BO_Mul)
+      return None;
+    DenominatorInfo L = denom(A->LHS, Depth + 1);
+    DenominatorInfo R = denom(A->RHS, Depth + 1);
+    auto IsScale = [&](const Expr *Side) {
+      std::optional<double> V = constantValue(Side);
+      return (V && *V > 0) || !isTensorTyped(stripImplicit(Side));
+    };
+    if (!L.What.empty() && !R.What.empty()) {
+      DenominatorInfo P;
+      P.What = "a product of norms or reductions";
+      P.Guarded = L.Guarded && R.Guarded;
+      P.NonNegative = L.NonNegative && R.NonNegative;
+      P.Through = L.Through ? L.Through : R.Through;
+      return P;
+    }
+    if (!L.What.empty() && IsScale(A->RHS))
+      return L;
+    if (!R.What.empty() && IsScale(A->LHS))
+      return R;
+    return None;
+  }
+
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    StringRef Name = C->Name;
+    const Expr *X = operandOf(*C);
+    DenominatorInfo D;
+    if (isNormLike(Name)) {
+      D.What = "a norm";
+      D.NonNegative = true;
+      return D;
+    }
+    if (Name == "std" || Name == "var") {
+      D.What = Name == "std" ? "a standard deviation" : "a variance";
+      D.NonNegative = true;
+      return D;
+    }
+    if (Name == "sum" || Name == "nansum" || Name == "mean" ||
+        Name == "nanmean") {
+      D.What = Name.ends_with("sum") ? "a sum" : "a mean";
+      ReachResult R = zero(X, Depth + 1);
+      D.Guarded = R.State == Reach::Guarded;
+      D.NonNegative = R.NonNegative;
+      return D;
+    }
+    bool IsSqrt = Name == "sqrt";
+    if (isPow(Name))
+      if (std::optional<double> Exp =
+              constantValue(argumentAfterOperand(*C, 0)))
+        IsSqrt = *Exp == 0.5;
+    if (IsSqrt) {
+      D.What = "a square root";
+      D.Guarded = zero(X, Depth + 1).State == Reach::Guarded;
+      D.NonNegative = true;
+      return D;
+    }
+    if (isValuePreserving(Name) || isDetach(Name))
+      return denom(X, Depth + 1);
+    return None;
+  }
+
+  const VarDecl *Through = nullptr;
+  if (const Expr *Def = followVariable(E, Through)) {
+    DenominatorInfo D = denom(Def, Depth + 1);
+    Visiting.erase(Through);
+    D.Through = Through; // The outermost variable: the one the user sees.
+    return D;
+  }
+  return None;
+}
+
+} // namespace clang::tidy::torch

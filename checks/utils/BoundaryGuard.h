@@ -1,0 +1,153 @@
+//===--- BoundaryGuard.h - is a value kept away from a boundary? ----------===//
+//
+// The analysis behind torch-missing-epsilon: given the argument of an
+// operation that is singular at a boundary (sqrt, log, a negative power at 0;
+// acos, asin at -1 and 1), decide from the expression as written, and through
+// local variables from their single definition, whether
+//   * something keeps it away from the boundary (`+ eps`, `+ 1`, clamp,
+//     clamp_min, max(x, eps), exp, softplus, sigmoid, an epsilon-like name),
+//   * its form lets it reach the boundary (a norm, a reduction, a sum of
+//     squares, abs, relu, a softmax; a cosine similarity, a clamp to [-1, 1]),
+//   * or nothing is visible about it (a parameter, a member, the result of a
+//     user function).
+// Every LibTorch function and Tensor method is recognised by its qualified
+// name (at::, torch::, Tensor methods), also when a call inside a template is
+// still an unresolved lookup.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_UTILS_BOUNDARYGUARD_H
+#define TORCH_TIDY_CHECKS_UTILS_BOUNDARYGUARD_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Regex.h"
+#include <optional>
+
+namespace clang::tidy::torch {
+
+/// A call to a LibTorch function or Tensor method, as written: `at::sqrt(x)`
+/// (Object null, Args {x}), `x.sqrt()` (Object x, Args {}), also when the
+/// callee is still an unresolved lookup or a dependent member inside a
+/// template.
+struct LibTorchCall {
+  StringRef Name;
+  const Expr *Object = nullptr;
+  llvm::SmallVector<const Expr *, 3> Args;
+  const CallExpr *Call = nullptr;
+  /// For a method call: the member expression (for its location).
+  const Expr *Member = nullptr;
+  /// The callee lives in torch::nn::functional (F::softmax, F::normalize).
+  bool Functional = false;
+};
+
+/// Recognises \p E (parentheses and implicit nodes stripped) as a call to a
+/// function in namespace at or torch (at::sqrt,
+/// torch::nn::functional::softplus, torch::linalg::norm) or to a method of
+/// at::Tensor.
+std::optional<LibTorchCall> asLibTorchCall(const Expr *E);
+
+/// The tensor a LibTorch call operates on: the object of a method call, the
+/// first argument of a function.
+const Expr *operandOf(const LibTorchCall &C);
+
+/// The \p I-th argument after the operand (`x.clamp(lo, hi)`: 0 is lo;
+/// `at::clamp(x, lo, hi)`: 0 is lo too), or null.
+const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
+
+/// Strips parentheses, implicit casts and conversions, temporaries and
+/// implicit constructor calls (double -> c10::Scalar).
+const Expr *stripImplicit(const Expr *E);
+
+/// How close a value can come to a boundary.
+enum class Reach {
+  /// Something visibly keeps it away (eps, clamp, exp, ...).
+  Guarded,
+  /// Its form lets it reach the boundary (norm, reduction, square, ...).
+  Reaches,
+  /// Nothing is visible about it (parameter, member, user function).
+  Unknown,
+};
+
+struct ReachResult {
+  Reach State = Reach::Unknown;
+  /// The first local variable whose definition was followed.
+  const VarDecl *Through = nullptr;
+  /// The value is (a view of) a softmax output.
+  bool Softmax = false;
+  /// The value is detached from the autograd graph, so only the value (not
+  /// the gradient) of an operation on it matters.
+  bool Detached = false;
+  /// The value is >= 0 by its form (norm, square, abs, sqrt, ...): adding an
+  /// epsilon is the unambiguous fix.
+  bool NonNegative = false;
+  /// It reaches the boundary because it is clamped onto it (clamp(-1, 1)).
+  bool FromClamp = false;
+};
+
+/// What a denominator is, when it is one of the forms that can be 0: a norm,
+/// a reduction (sum, mean, std, var), a square root, or a product of those.
+struct DenominatorInfo {
+  /// Empty when the denominator is not of such a form.
+  StringRef What;
+  /// Something keeps it away from 0 (`+ eps`, a reduction of exp, ...).
+  bool Guarded = false;
+  /// >= 0 by its form: `+ eps` is the unambiguous fix.
+  bool NonNegative = false;
+  const VarDecl *Through = nullptr;
+};
+
+class BoundaryAnalysis {
+public:
+  /// \p EpsilonNames matches the names of epsilon-like variables, members and
+  /// accessors (eps, kEps, options.eps()).
+  BoundaryAnalysis(ASTContext &Ctx, const llvm::Regex &EpsilonNames)
+      : Ctx(Ctx), EpsilonNames(EpsilonNames) {}
+
+  /// Can \p E reach 0 (from above)? For sqrt, rsqrt, log, pow bases.
+  ReachResult nearZero(const Expr *E);
+
+  /// Can \p E reach -1 or 1? For acos and asin.
+  ReachResult nearUnit(const Expr *E);
+
+  /// Classifies the denominator \p E of a division.
+  DenominatorInfo denominator(const Expr *E);
+
+  /// The value of \p E if it is a constant of arithmetic type.
+  std::optional<double> constantValue(const Expr *E) const;
+
+  /// The single definition of local variable \p VD (see singleDefinition).
+  const Expr *definitionOf(const VarDecl *VD) { return singleDefinition(VD); }
+
+  /// True if \p E names an epsilon-like variable, member or accessor, or is
+  /// built from one (`-1 + eps`, `1 - kEps`).
+  bool mentionsEpsilon(const Expr *E) const;
+
+private:
+  ReachResult zero(const Expr *E, unsigned Depth);
+  ReachResult unit(const Expr *E, unsigned Depth);
+  DenominatorInfo denom(const Expr *E, unsigned Depth);
+  /// Can \p E saturate at 1 (sigmoid, softmax, cosine similarity)?
+  bool reachesOne(const Expr *E, unsigned Depth);
+  /// A positive margin: a positive constant or an epsilon-like name.
+  bool isPositiveMargin(const Expr *E) const;
+  /// If \p E names a local variable with a single definition, returns that
+  /// definition and sets \p Through; guards against cycles.
+  const Expr *followVariable(const Expr *E, const VarDecl *&Through);
+  /// The expression that defines local variable \p VD at its uses, if there
+  /// is exactly one (its initializer, or its single assignment when declared
+  /// without one) and it is never modified otherwise.
+  const Expr *singleDefinition(const VarDecl *VD);
+
+  ASTContext &Ctx;
+  const llvm::Regex &EpsilonNames;
+  llvm::DenseMap<const VarDecl *, const Expr *> Definitions;
+  llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
+};
+
+} // namespace clang::tidy::torch
+
+#endif
