@@ -13,7 +13,9 @@ Usage:
 * The test fails if clang-tidy crashes, reports a compiler error (unless
   --expect-compiler-errors), or if a second `--fix` would change the fixed file again.
 * --no-fix runs without --fix (for tests that diagnose headers of the source tree).
-* --compile-fixed compiles the fixed file with the compiler args (clang++ -fsyntax-only).
+* When fix-its were applied, the fixed file is compiled with the compiler args
+  (clang++ -fsyntax-only): against the mock headers for mock tests, against the real
+  LibTorch headers for `REQUIRES: libtorch` tests. --no-compile-fixed opts out.
 """
 
 import argparse
@@ -48,7 +50,10 @@ def main():
     parser.add_argument("--check-suffix", "--check-suffixes", dest="suffixes", default="",
                         help="comma-separated suffixes: CHECK-MESSAGES-<SUFFIX>")
     parser.add_argument("--expect-compiler-errors", action="store_true")
-    parser.add_argument("--compile-fixed", action="store_true")
+    parser.add_argument("--compile-fixed", action="store_true",
+                        help="(the default) compile the fixed file")
+    parser.add_argument("--no-compile-fixed", action="store_true",
+                        help="do not compile the fixed file")
     parser.add_argument("--no-fix", action="store_true",
                         help="do not apply fix-its (needed when headers in the source tree are diagnosed)")
     parser.add_argument("source")
@@ -158,7 +163,7 @@ def main():
         with open(again, encoding="utf-8") as f:
             if f.read() != fixed:
                 fail("a second --fix changed the file again")
-        if args.compile_fixed:
+        if not args.no_compile_fixed:
             c, o = run([args.clangxx, "-fsyntax-only"] + compiler_args + [temp], "clang++")
             if c != 0:
                 print(o)
