@@ -919,8 +919,11 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
               constantValue(argumentAfterOperand(*C, 0)))
         IsSqrt = *Exp == 0.5;
     if (IsSqrt) {
+      // Only a square root of something that can reach 0 (a sum of squares,
+      // a variance): sqrt(alpha) of a noise schedule is not a norm.
+      if (zero(X, Depth + 1).State != Reach::Reaches)
+        return None;
       D.What = "a square root";
-      D.Guarded = zero(X, Depth + 1).State == Reach::Guarded;
       D.NonNegative = true;
       return D;
     }

@@ -302,3 +302,13 @@ mine::Tensor not_libtorch(const mine::Tensor &t) {
 }
 
 double scalars(double v) { return std::sqrt(v * v) + std::log(v * v); }
+
+// Reduced from a diffusion sampler (a corpus false positive): a square root of
+// a noise-schedule value is not a norm, and nothing says it can reach 0.
+torch::Tensor predict_x0(const torch::Tensor &x_t, const torch::Tensor &alpha_bars,
+                         const torch::Tensor &noise) {
+  torch::Tensor alpha_bar, x_0;
+  alpha_bar = alpha_bars.view({-1, 1, 1, 1});
+  x_0 = (x_t - torch::sqrt(1.0 - alpha_bar) * noise) / torch::sqrt(alpha_bar);
+  return x_0 / (1.0 - alpha_bar).sqrt();
+}
