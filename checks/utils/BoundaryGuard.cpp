@@ -239,16 +239,16 @@ public:
   }
 
   bool Modified = false;
-  llvm::SmallVector<const Expr *, 2> Assignments;
+  /// Every write whose place is known: the writing expression, and the value
+  /// it assigns (null for a compound assignment or an in-place method).
+  llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2> Writes;
 
 private:
   void inspect(const Expr *E) {
     if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
       if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD)) {
-        if (BO->getOpcode() == BO_Assign)
-          Assignments.push_back(BO->getRHS());
-        else
-          Modified = true;
+        Writes.push_back(
+            {BO, BO->getOpcode() == BO_Assign ? BO->getRHS() : nullptr});
       }
       return;
     }
@@ -261,10 +261,8 @@ private:
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
       if (OC->isAssignmentOp() && OC->getNumArgs() == 2 &&
           refersTo(OC->getArg(0), VD)) {
-        if (OC->getOperator() == OO_Equal)
-          Assignments.push_back(OC->getArg(1));
-        else
-          Modified = true;
+        Writes.push_back(
+            {OC, OC->getOperator() == OO_Equal ? OC->getArg(1) : nullptr});
         return;
       }
       if (OC->getOperator() == OO_Amp && OC->getNumArgs() == 1 &&
@@ -275,10 +273,15 @@ private:
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
       if (refersTo(MC->getImplicitObjectArgument(), VD)) {
         const CXXMethodDecl *M = MC->getMethodDecl();
-        // LibTorch's in-place methods are const and end in '_'.
-        if (!M || !M->isConst() ||
-            (M->getIdentifier() && M->getName().ends_with("_")))
-          Modified = true;
+        // LibTorch's in-place methods are const and end in '_'; those that
+        // only change the shape (unsqueeze_) keep every value.
+        StringRef Name = M && M->getIdentifier() ? M->getName() : "";
+        bool ShapeOnly = Name == "unsqueeze_" || Name == "squeeze_" ||
+                         Name == "t_" || Name == "transpose_" ||
+                         Name == "detach_" || Name == "requires_grad_" ||
+                         Name == "retain_grad";
+        if (!ShapeOnly && (!M || !M->isConst() || Name.ends_with("_")))
+          Writes.push_back({MC, nullptr});
       }
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
@@ -485,27 +488,53 @@ bool BoundaryAnalysis::isPositiveMargin(const Expr *E) const {
   return mentionsEpsilon(E);
 }
 
-const Expr *BoundaryAnalysis::singleDefinition(const VarDecl *VD) {
-  auto It = Definitions.find(VD);
-  if (It != Definitions.end())
+const BoundaryAnalysis::VariableWrites &
+BoundaryAnalysis::writesOf(const VarDecl *VD) {
+  auto It = Writes.find(VD);
+  if (It != Writes.end())
     return It->second;
-  const Expr *Result = nullptr;
+  VariableWrites Result;
+  Result.Known = false;
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (Fn && Fn->getBody() && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD)) {
-    WriteCollector Writes(VD);
-    Writes.visit(Fn->getBody());
-    if (!Writes.Modified) {
-      const Expr *Init = VD->getInit();
-      bool HasInit = !isEmptyInit(Init);
-      if (HasInit && Writes.Assignments.empty())
-        Result = Init;
-      else if (!HasInit && Writes.Assignments.size() == 1)
-        Result = Writes.Assignments.front();
-    }
+    WriteCollector Collector(VD);
+    Collector.visit(Fn->getBody());
+    Result.Known = !Collector.Modified;
+    Result.Writes = Collector.Writes;
+    if (!isEmptyInit(VD->getInit()))
+      Result.Init = VD->getInit();
   }
-  Definitions[VD] = Result;
-  return Result;
+  return Writes[VD] = Result;
+}
+
+llvm::SmallVector<const Expr *, 2>
+BoundaryAnalysis::definitionsAt(const VarDecl *VD, const Expr *Use) {
+  llvm::SmallVector<const Expr *, 2> Defs;
+  const VariableWrites &W = writesOf(VD);
+  if (!W.Known)
+    return Defs;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation UseLoc = Use ? Use->getBeginLoc() : SourceLocation();
+  if (W.Init)
+    Defs.push_back(W.Init);
+  for (const auto &[Write, Value] : W.Writes) {
+    // The write the use is part of (`g = g / g.sum()`, `k /= k.sum()`)
+    // happens after the use is read.
+    if (UseLoc.isValid() &&
+        !SM.isBeforeInTranslationUnit(UseLoc, Write->getBeginLoc()) &&
+        !SM.isBeforeInTranslationUnit(Write->getEndLoc(), UseLoc))
+      continue;
+    if (!Value)
+      return {}; // Modified in place: what reaches the use is not known.
+    Defs.push_back(Value);
+  }
+  return Defs;
+}
+
+const Expr *BoundaryAnalysis::definitionOf(const VarDecl *VD) {
+  llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, nullptr);
+  return Defs.size() == 1 ? Defs.front() : nullptr;
 }
 
 ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
@@ -523,21 +552,37 @@ DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
   return denom(E, 0);
 }
 
-/// Follows a reference to a local variable to its single definition.
-const Expr *BoundaryAnalysis::followVariable(const Expr *E,
-                                             const VarDecl *&Through) {
+/// Follows a reference to a local variable to its definitions.
+llvm::SmallVector<const Expr *, 2>
+BoundaryAnalysis::followVariable(const Expr *E, const VarDecl *&Through) {
   const auto *DRE = dyn_cast<DeclRefExpr>(E);
   if (!DRE)
-    return nullptr;
+    return {};
   const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
   if (!VD || Visiting.count(VD))
-    return nullptr;
-  const Expr *Def = singleDefinition(VD);
-  if (Def) {
+    return {};
+  llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
+  if (!Defs.empty()) {
     Through = VD;
     Visiting.insert(VD); // The caller erases it when done.
   }
-  return Def;
+  return Defs;
+}
+
+static bool mentionsVariable(const Stmt *S, const VarDecl *VD) {
+  llvm::SmallVector<const Stmt *, 16> Work{S};
+  unsigned Budget = 256;
+  while (!Work.empty() && Budget--) {
+    const Stmt *Cur = Work.pop_back_val();
+    if (!Cur)
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Cur))
+      if (DRE->getDecl() == VD)
+        return true;
+    for (const Stmt *Child : Cur->children())
+      Work.push_back(Child);
+  }
+  return false;
 }
 
 ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
@@ -583,14 +628,8 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       return make(Reach::Unknown);
     }
     case BO_Mul: {
-      if (sameVariable(A->LHS, A->RHS)) {
-        ReachResult Base = zero(A->LHS, Depth + 1);
-        if (Base.State == Reach::Guarded)
-          return Base;
-        ReachResult Square = make(Reach::Reaches);
-        Square.NonNegative = true;
-        return Square;
-      }
+      if (sameVariable(A->LHS, A->RHS))
+        return magnitude(A->LHS, Depth + 1);
       ReachResult L = zero(A->LHS, Depth + 1);
       ReachResult R = zero(A->RHS, Depth + 1);
       if (L.State == Reach::Reaches || R.State == Reach::Reaches) {
@@ -611,7 +650,10 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       }
       if (L.State == Reach::Guarded) {
         std::optional<double> D = constantValue(A->RHS);
-        if ((D && *D > 0) || zero(A->RHS, Depth + 1).State == Reach::Guarded)
+        // A positive value over a positive constant, a scalar (2 sigma^2) or
+        // a guarded tensor.
+        if ((D && *D > 0) || !isTensorTyped(stripImplicit(A->RHS)) ||
+            zero(A->RHS, Depth + 1).State == Reach::Guarded)
           return make(Reach::Guarded);
       }
       return make(Reach::Unknown);
@@ -655,18 +697,18 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         return make(Reach::Reaches);
       return make(Reach::Unknown);
     }
-    if (Name == "relu" || Name == "relu_" || Name == "abs" ||
-        Name == "absolute" || Name == "square") {
+    if (Name == "relu" || Name == "relu_") {
+      // Every negative input gives exactly 0.
       ReachResult Base = zero(X, Depth + 1);
-      if (Base.State == Reach::Guarded && Name != "abs" && Name != "absolute")
-        return Base;
-      if (Base.State == Reach::Guarded && Name != "relu" && Name != "relu_")
+      if (Base.State == Reach::Guarded)
         return Base;
       ReachResult R = make(Reach::Reaches);
       R.NonNegative = true;
       R.Detached = Base.Detached;
       return R;
     }
+    if (Name == "abs" || Name == "absolute" || Name == "square")
+      return magnitude(X, Depth + 1);
     if (isPow(Name)) {
       std::optional<double> Base = constantValue(X);
       if (Base && *Base > 0)
@@ -676,13 +718,11 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         return make(Reach::Unknown);
       if (*Exp == 0)
         return make(Reach::Guarded);
+      bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
+      if (Even)
+        return magnitude(X, Depth + 1);
       ReachResult R = zero(X, Depth + 1);
       R.Softmax = false;
-      bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
-      if (Even && R.State != Reach::Guarded) {
-        R.State = Reach::Reaches;
-        R.NonNegative = true;
-      }
       if (std::floor(*Exp) != *Exp)
         R.NonNegative = true;
       return R;
@@ -729,19 +769,75 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         return R;
       return make(Reach::Unknown);
     }
+    if (Name == "mm" || Name == "matmul" || Name == "bmm" || Name == "mv" ||
+        Name == "dot" || Name == "outer" || Name == "kron") {
+      // Sums of products of positive values are positive.
+      const Expr *Other = argumentAfterOperand(*C, 0);
+      if (Other && zero(X, Depth + 1).State == Reach::Guarded &&
+          zero(Other, Depth + 1).State == Reach::Guarded)
+        return make(Reach::Guarded);
+      return make(Reach::Unknown);
+    }
     if (isValuePreserving(Name))
       return zero(X, Depth + 1);
     return make(Reach::Unknown);
   }
 
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
+      // Inside an update of VD from itself (g = g / g.sum()): VD holds what
+      // its other definitions give it.
+      auto Self = SelfValue.find(VD);
+      if (Self != SelfValue.end())
+        return Self->second;
+    }
   const VarDecl *Through = nullptr;
-  if (const Expr *Def = followVariable(E, Through)) {
-    ReachResult R = zero(Def, Depth + 1);
-    Visiting.erase(Through);
-    R.Through = Through; // The outermost variable: the one the user sees.
-    return R;
+  llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
+  if (Defs.empty())
+    return make(Reach::Unknown);
+  llvm::SmallVector<const Expr *, 2> Updates;
+  std::optional<ReachResult> R;
+  for (const Expr *Def : Defs) {
+    if (mentionsVariable(Def, Through)) {
+      Updates.push_back(Def);
+      continue;
+    }
+    ReachResult D = zero(Def, Depth + 1);
+    R = R ? combine(*R, D) : D;
   }
-  return make(Reach::Unknown);
+  if (R && !Updates.empty()) {
+    SelfValue[Through] = *R;
+    for (const Expr *Def : Updates)
+      R = combine(*R, zero(Def, Depth + 1));
+    SelfValue.erase(Through);
+  }
+  Visiting.erase(Through);
+  ReachResult Result = R ? *R : make(Reach::Unknown);
+  Result.Through = Through; // The outermost variable: the one the user sees.
+  return Result;
+}
+
+ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
+  ReachResult Base = zero(X, Depth);
+  if (Base.State == Reach::Guarded)
+    return Base;
+  // |x| and x^2 reach 0 where x does; a difference a - b does when a == b.
+  bool Difference = false;
+  const Expr *Written = stripImplicit(X);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Written))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (const Expr *Def = definitionOf(VD))
+        Written = stripImplicit(Def);
+  if (std::optional<Arithmetic> A = asArithmetic(Written))
+    Difference = A->Op == BO_Sub && !constantValue(A->LHS) &&
+                 !constantValue(A->RHS);
+  ReachResult R =
+      make(Base.State == Reach::Reaches || Difference ? Reach::Reaches
+                                                      : Reach::Unknown);
+  R.NonNegative = true;
+  R.Detached = Base.Detached;
+  R.Through = Base.Through;
+  return R;
 }
 
 bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
@@ -757,12 +853,13 @@ bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
     return false;
   }
   const VarDecl *Through = nullptr;
-  if (const Expr *Def = followVariable(E, Through)) {
-    bool Result = reachesOne(Def, Depth + 1);
+  llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
+  bool Result = !Defs.empty();
+  for (const Expr *Def : Defs)
+    Result = Result && reachesOne(Def, Depth + 1);
+  if (Through)
     Visiting.erase(Through);
-    return Result;
-  }
-  return false;
+  return Result;
 }
 
 ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
@@ -852,13 +949,17 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
   }
 
   const VarDecl *Through = nullptr;
-  if (const Expr *Def = followVariable(E, Through)) {
-    ReachResult R = unit(Def, Depth + 1);
-    Visiting.erase(Through);
-    R.Through = Through; // The outermost variable: the one the user sees.
-    return R;
+  llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
+  if (Defs.empty())
+    return make(Reach::Unknown);
+  std::optional<ReachResult> R;
+  for (const Expr *Def : Defs) {
+    ReachResult D = unit(Def, Depth + 1);
+    R = R ? combine(*R, D) : D;
   }
-  return make(Reach::Unknown);
+  Visiting.erase(Through);
+  R->Through = Through; // The outermost variable: the one the user sees.
+  return *R;
 }
 
 DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
@@ -933,13 +1034,23 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
   }
 
   const VarDecl *Through = nullptr;
-  if (const Expr *Def = followVariable(E, Through)) {
-    DenominatorInfo D = denom(Def, Depth + 1);
-    Visiting.erase(Through);
-    D.Through = Through; // The outermost variable: the one the user sees.
-    return D;
+  llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
+  if (Defs.empty())
+    return None;
+  // Every definition must be of such a form; the first one names it.
+  DenominatorInfo D = denom(Defs.front(), Depth + 1);
+  for (const Expr *Def : llvm::ArrayRef(Defs).drop_front()) {
+    DenominatorInfo Other = denom(Def, Depth + 1);
+    if (Other.What.empty())
+      D.What = "";
+    D.Guarded = D.Guarded && Other.Guarded;
+    D.NonNegative = D.NonNegative && Other.NonNegative;
   }
-  return None;
+  Visiting.erase(Through);
+  if (D.What.empty())
+    return None;
+  D.Through = Through; // The outermost variable: the one the user sees.
+  return D;
 }
 
 } // namespace clang::tidy::torch

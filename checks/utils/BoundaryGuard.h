@@ -119,8 +119,8 @@ public:
   /// The value of \p E if it is a constant of arithmetic type.
   std::optional<double> constantValue(const Expr *E) const;
 
-  /// The single definition of local variable \p VD (see singleDefinition).
-  const Expr *definitionOf(const VarDecl *VD) { return singleDefinition(VD); }
+  /// The definition of local variable \p VD, if it has exactly one.
+  const Expr *definitionOf(const VarDecl *VD);
 
   /// True if \p E names an epsilon-like variable, member or accessor, or is
   /// built from one (`-1 + eps`, `1 - kEps`).
@@ -130,21 +130,34 @@ private:
   ReachResult zero(const Expr *E, unsigned Depth);
   ReachResult unit(const Expr *E, unsigned Depth);
   DenominatorInfo denom(const Expr *E, unsigned Depth);
+  /// |X| or X^2: reaches 0 where X does, or where X is a difference.
+  ReachResult magnitude(const Expr *X, unsigned Depth);
   /// Can \p E saturate at 1 (sigmoid, softmax, cosine similarity)?
   bool reachesOne(const Expr *E, unsigned Depth);
   /// A positive margin: a positive constant or an epsilon-like name.
   bool isPositiveMargin(const Expr *E) const;
-  /// If \p E names a local variable with a single definition, returns that
-  /// definition and sets \p Through; guards against cycles.
-  const Expr *followVariable(const Expr *E, const VarDecl *&Through);
-  /// The expression that defines local variable \p VD at its uses, if there
-  /// is exactly one (its initializer, or its single assignment when declared
-  /// without one) and it is never modified otherwise.
-  const Expr *singleDefinition(const VarDecl *VD);
+  /// If \p E names a local variable whose definitions are all known, returns
+  /// them and sets \p Through (the caller erases it from Visiting).
+  llvm::SmallVector<const Expr *, 2> followVariable(const Expr *E,
+                                                    const VarDecl *&Through);
+  /// How a function writes a local variable.
+  struct VariableWrites {
+    /// False when it is modified where its value cannot be followed
+    /// (aliased, passed by reference, address taken).
+    bool Known = false;
+    const Expr *Init = nullptr;
+    llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2> Writes;
+  };
+  const VariableWrites &writesOf(const VarDecl *VD);
+  /// The values local variable \p VD can hold at \p Use: its initializer and
+  /// every plain assignment (empty when one write is not a plain assignment).
+  llvm::SmallVector<const Expr *, 2> definitionsAt(const VarDecl *VD,
+                                                   const Expr *Use);
 
   ASTContext &Ctx;
   const llvm::Regex &EpsilonNames;
-  llvm::DenseMap<const VarDecl *, const Expr *> Definitions;
+  llvm::DenseMap<const VarDecl *, VariableWrites> Writes;
+  llvm::DenseMap<const VarDecl *, ReachResult> SelfValue;
   llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
 };
 

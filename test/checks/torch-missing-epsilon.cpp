@@ -105,9 +105,9 @@ torch::Tensor hand_written_bce(const torch::Tensor &z, const torch::Tensor &y) {
 }
 
 torch::Tensor log2_and_log10(const torch::Tensor &x, const torch::Tensor &t) {
-  auto a = torch::log2(x.abs());
+  auto a = torch::log2((x - t).abs());
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log2 of a value that nothing keeps away from 0
-  // CHECK-FIXES: {{^}}  auto a = torch::log2(x.abs() + 1e-8);{{$}}
+  // CHECK-FIXES: {{^}}  auto a = torch::log2((x - t).abs() + 1e-8);{{$}}
   auto b = torch::log10(torch::mse_loss(x, t));
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log10 of a value that nothing keeps away from 0
   // CHECK-FIXES: {{^}}  auto b = torch::log10(torch::mse_loss(x, t) + 1e-8);{{$}}
@@ -312,3 +312,25 @@ torch::Tensor predict_x0(const torch::Tensor &x_t, const torch::Tensor &alpha_ba
   x_0 = (x_t - torch::sqrt(1.0 - alpha_bar) * noise) / torch::sqrt(alpha_bar);
   return x_0 / (1.0 - alpha_bar).sqrt();
 }
+
+// Reduced from Gaussian-filter code (corpus false positives): a kernel of exp
+// values normalised by its own sum, updated from itself; the sum of positive
+// values is positive.
+torch::Tensor gaussian_kernel(const torch::Tensor &t, double sigma) {
+  torch::Tensor g, g2;
+  g = torch::exp(-(t * t) / (2.0 * sigma * sigma));
+  g = g / g.sum();
+  g2 = g.unsqueeze(1).matmul(g.unsqueeze(0));
+  g2 = g2 / g2.sum();
+  auto k = torch::exp(-(t * t)) / (2 * 3.14159 * sigma * sigma);
+  k /= k.sum();
+  k.unsqueeze_(0);
+  return g2 + k;
+}
+
+// Reduced from a flow model's log-determinant (a corpus false positive): the
+// magnitude of a learned scale says nothing about reaching 0.
+struct ActNorm {
+  torch::Tensor scale;
+  torch::Tensor log_det() { return torch::log(torch::abs(scale)) + scale.square().log(); }
+};

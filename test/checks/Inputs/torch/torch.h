@@ -157,6 +157,7 @@ public:
   const Tensor &sqrt_() const { return *this; }
   const Tensor &div_(const Tensor &) const { return *this; }
   const Tensor &clamp_min_(Scalar) const { return *this; }
+  const Tensor &unsqueeze_(int64_t) const { return *this; }
   Tensor norm() const { return *this; }
   Tensor norm(Scalar p, int64_t dim, bool keepdim = false) const { return *this; }
   Tensor max() const { return *this; }
