@@ -383,8 +383,31 @@ private:
       D.ValuesRead = V.ValuesRead;
       DefsChanged = true;
     }
-    S->Reaching[Var] = DefSet{Id};
+    DefSet &Reaching = S->Reaching[Var];
+    const bool DropsFreed = llvm::any_of(
+        Reaching, [&](unsigned Old) { return S->Consumed.count(Old) != 0; });
+    Reaching = DefSet{Id};
     S->Consumed.erase(Id);
+    if (DropsFreed)
+      forgetUnreachableFreedGraphs();
+  }
+
+  /// A freed graph that no variable can reach any more cannot be traversed
+  /// again. Forgetting it keeps the may-analysis from pairing a value of one
+  /// path with the freed mark of another (`loss` recomputed at the end of a
+  /// loop body: the first iteration's value is freed, but never seen again).
+  void forgetUnreachableFreedGraphs() {
+    DefSet Live;
+    for (const auto &[Var, Reaching] : S->Reaching)
+      for (unsigned Id : Reaching) {
+        Live.insert(Id);
+        Live.insert(Defs[Id].Graph.begin(), Defs[Id].Graph.end());
+      }
+    for (auto It = S->Consumed.begin(); It != S->Consumed.end();)
+      if (Live.count(It->first))
+        ++It;
+      else
+        It = S->Consumed.erase(It);
   }
 
   Value valueOfVariable(const VarDecl *Var) {

@@ -193,6 +193,25 @@ void reassigned_inside_loop(torch::nn::Linear &model, torch::Tensor x,
   }
 }
 
+// The loss for the next iteration is computed at the end of the body.
+void recomputed_at_end_of_loop(torch::nn::Linear &model, torch::Tensor x,
+                               torch::optim::SGD &opt) {
+  auto emb = model(x);
+  auto loss = emb.pow(2).mean();
+  while (loss.item<float>() > 0.01f) {
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    emb = model(x);
+    loss = emb.pow(2).mean();
+  }
+  auto again = model(x).sum();
+  do {
+    again.backward();
+    again = model(x).sum();
+  } while (again.item<float>() > 0);
+}
+
 void computed_inside_loop(torch::nn::Linear &model,
                           const std::vector<torch::Tensor> &batches) {
   for (const auto &batch : batches) {
