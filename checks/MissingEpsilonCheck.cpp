@@ -86,6 +86,58 @@ bool isPostfixExpression(const Expr *E) {
   return true;
 }
 
+/// True if \p Fn is, or lies inside, a template instantiation.
+bool isInInstantiation(const FunctionDecl *Fn) {
+  for (const DeclContext *DC = Fn; DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation())
+        return true;
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC)) {
+      TemplateSpecializationKind K = RD->getTemplateSpecializationKind();
+      if (K == TSK_ImplicitInstantiation ||
+          K == TSK_ExplicitInstantiationDeclaration ||
+          K == TSK_ExplicitInstantiationDefinition)
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The grad mode the innermost guard visible at \p Target sets, walking down
+/// from \p S (a function body): a guard variable declared earlier in an
+/// enclosing block (see gradModeEffectOf).
+GradModeEffect gradModeAt(const Stmt &S, const Stmt &Target,
+                          const SourceManager &SM, GradModeEffect Current) {
+  if (&S == &Target)
+    return Current;
+  SourceLocation Loc = SM.getExpansionLoc(Target.getBeginLoc());
+  auto Contains = [&](const Stmt *Child) {
+    return Child &&
+           SM.isPointWithin(Loc, SM.getExpansionLoc(Child->getBeginLoc()),
+                            SM.getExpansionLoc(Child->getEndLoc()));
+  };
+  for (const Stmt *Child : S.children()) {
+    if (Contains(Child))
+      return gradModeAt(*Child, Target, SM, Current);
+    if (isa<CompoundStmt>(S))
+      if (const auto *DS = dyn_cast_or_null<DeclStmt>(Child))
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D)) {
+            GradModeEffect E = gradModeEffectOf(*VD);
+            if (E != GradModeEffect::None)
+              Current = E;
+          }
+  }
+  return Current;
+}
+
+/// True if gradient recording is (or may be) off at \p Call.
+bool gradModeOffAt(const Stmt &Body, const CallExpr &Call,
+                   const SourceManager &SM) {
+  GradModeEffect E = gradModeAt(Body, Call, SM, GradModeEffect::None);
+  return E == GradModeEffect::Disables || E == GradModeEffect::Unknown;
+}
+
 using Fixes = llvm::SmallVector<FixItHint, 3>;
 
 /// Edits that turn \p E, as written, into `E + Eps`. \p NeedsPrimary: E stands
@@ -211,19 +263,53 @@ void MissingEpsilonCheck::registerMatchers(MatchFinder *Finder) {
                               "::at::Tensor", "::at::TensorBase"))))));
   // Inside templates a call with dependent arguments is still an overload
   // set; templates are checked once, in their written form.
+  // Cheapest test first: most calls of a translation unit are in LibTorch's
+  // and the standard library's headers.
   Finder->addMatcher(
       callExpr(
+          isExpansionInUserCode(),
           anyOf(callee(Operation),
                 callee(unresolvedLookupExpr(hasAnyDeclaration(Operation))),
-                callee(unresolvedMemberExpr(hasAnyDeclaration(Operation)))),
-          unless(isInTemplateInstantiation()), isExpansionInUserCode())
+                callee(unresolvedMemberExpr(hasAnyDeclaration(Operation)))))
           .bind("call"),
+      this);
+  // The functions around those calls, in traversal (pre-)order: the check
+  // finds a call's enclosing function, whether it is a template instantiation
+  // and which grad-mode guards are in scope without the AST's parent map,
+  // whose construction for a TU with <torch/torch.h> costs seconds.
+  Finder->addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition()).bind("function"),
       this);
 }
 
+void MissingEpsilonCheck::onStartOfTranslationUnit() { Functions.clear(); }
+
 void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("function")) {
+    if (Fn->getBody())
+      Functions.push_back(Fn);
+    return;
+  }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   const SourceManager &SM = *Result.SourceManager;
+  // The innermost function around the call: in pre-order, the latest one
+  // recorded whose body contains it.
+  const FunctionDecl *Enclosing = nullptr;
+  {
+    SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+    for (const FunctionDecl *Fn : llvm::reverse(Functions)) {
+      const Stmt *Body = Fn->getBody();
+      if (SM.isPointWithin(Loc, SM.getExpansionLoc(Body->getBeginLoc()),
+                           SM.getExpansionLoc(Body->getEndLoc()))) {
+        Enclosing = Fn;
+        break;
+      }
+    }
+  }
+  // Templates are checked once, in their written form: instantiations would
+  // repeat each diagnostic.
+  if (Enclosing && isInInstantiation(Enclosing))
+    return;
   ASTContext &Ctx = *Result.Context;
   const LangOptions &LangOpts = Ctx.getLangOpts();
   // An operation spelled inside a macro of LibTorch or of a system header is
@@ -235,6 +321,9 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   const bool CanFix =
       !Call->getBeginLoc().isMacroID() && !Call->getEndLoc().isMacroID();
   BoundaryAnalysis Analysis(Ctx, EpsilonNamesRegex);
+  auto GradModeOff = [&] {
+    return Enclosing && gradModeOffAt(*Enclosing->getBody(), *Call, SM);
+  };
 
   auto NoteThrough = [&](const VarDecl *VD) {
     if (!VD)
@@ -256,7 +345,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
       return;
     // A square root written as the denominator is reported itself (with
     // autograd its gradient fails first), and its fix-it guards both.
-    if (!Info.Through && !hasNoGradGuardInScope(*Call, Ctx))
+    if (!Info.Through && !GradModeOff())
       if (std::optional<LibTorchCall> Root = asLibTorchCall(Denominator))
         if (Root->Name == "sqrt" || Root->Name == "pow") {
           ReachResult R = Analysis.nearZero(operandOf(*Root));
@@ -318,7 +407,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   // Operations whose value stays finite at the boundary and only whose
   // gradient is infinite: nothing to report without autograd.
   auto GradientOnly = [&](const ReachResult &R) {
-    return R.Detached || hasNoGradGuardInScope(*Call, Ctx);
+    return R.Detached || GradModeOff();
   };
 
   if (Name == "acos" || Name == "arccos" || Name == "asin" ||

@@ -32,6 +32,7 @@ public:
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void onStartOfTranslationUnit() override;
 
 private:
   const std::string EpsilonLiteral;
@@ -39,6 +40,8 @@ private:
   const std::string EpsilonNames;
   const bool StrictMode;
   llvm::Regex EpsilonNamesRegex;
+  /// Function definitions in user code, in traversal order.
+  std::vector<const FunctionDecl *> Functions;
 };
 
 } // namespace clang::tidy::torch

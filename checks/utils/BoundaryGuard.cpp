@@ -829,8 +829,8 @@ ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
       if (const Expr *Def = definitionOf(VD))
         Written = stripImplicit(Def);
   if (std::optional<Arithmetic> A = asArithmetic(Written))
-    Difference = A->Op == BO_Sub && !constantValue(A->LHS) &&
-                 !constantValue(A->RHS);
+    Difference =
+        A->Op == BO_Sub && !constantValue(A->LHS) && !constantValue(A->RHS);
   ReachResult R =
       make(Base.State == Reach::Reaches || Difference ? Reach::Reaches
                                                       : Reach::Unknown);
