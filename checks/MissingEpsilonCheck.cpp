@@ -341,7 +341,8 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
     if (!D || (!isTensorType(D->getType()) && !D->isTypeDependent()))
       return;
     DenominatorInfo Info = Analysis.denominator(Denominator);
-    if (Info.What.empty() || Info.Guarded)
+    if (Info.What.empty() || Info.Guarded ||
+        (Info.OperandUnknown && !StrictMode))
       return;
     // A square root written as the denominator is reported itself (with
     // autograd its gradient fails first), and its fix-it guards both.
@@ -349,7 +350,9 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
       if (std::optional<LibTorchCall> Root = asLibTorchCall(Denominator))
         if (Root->Name == "sqrt" || Root->Name == "pow") {
           ReachResult R = Analysis.nearZero(operandOf(*Root));
-          if (R.State == Reach::Reaches && !R.Detached)
+          if ((R.State == Reach::Reaches ||
+               (StrictMode && R.State == Reach::Unknown)) &&
+              !R.Detached)
             return;
         }
     {

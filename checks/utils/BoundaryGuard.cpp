@@ -714,8 +714,12 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       if (Base && *Base > 0)
         return make(Reach::Guarded); // 2^t
       std::optional<double> Exp = constantValue(argumentAfterOperand(*C, 0));
-      if (!Exp || *Exp < 0)
-        return make(Reach::Unknown);
+      if (!Exp || *Exp < 0) {
+        // |x|^p is still a magnitude.
+        ReachResult R = make(Reach::Unknown);
+        R.NonNegative = zero(X, Depth + 1).NonNegative;
+        return R;
+      }
       if (*Exp == 0)
         return make(Reach::Guarded);
       bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
@@ -740,10 +744,13 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       return R;
     }
     if (isSumLike(Name)) {
+      // A sum of magnitudes (squares, abs) is a norm: 0 at 0. A sum of
+      // values nothing is known about says nothing.
       ReachResult R = zero(X, Depth + 1);
       if (R.State == Reach::Guarded)
         return R;
-      R.State = Reach::Reaches;
+      if (R.State == Reach::Reaches || R.NonNegative)
+        R.State = Reach::Reaches;
       R.Softmax = false;
       return R;
     }
@@ -983,6 +990,7 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       P.Guarded = L.Guarded && R.Guarded;
       P.NonNegative = L.NonNegative && R.NonNegative;
       P.Through = L.Through ? L.Through : R.Through;
+      P.OperandUnknown = L.OperandUnknown || R.OperandUnknown;
       return P;
     }
     if (!L.What.empty() && IsScale(A->RHS))
@@ -1012,6 +1020,7 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       ReachResult R = zero(X, Depth + 1);
       D.Guarded = R.State == Reach::Guarded;
       D.NonNegative = R.NonNegative;
+      D.OperandUnknown = R.State == Reach::Unknown && !R.NonNegative;
       return D;
     }
     bool IsSqrt = Name == "sqrt";
@@ -1022,8 +1031,10 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
     if (IsSqrt) {
       // Only a square root of something that can reach 0 (a sum of squares,
       // a variance): sqrt(alpha) of a noise schedule is not a norm.
-      if (zero(X, Depth + 1).State != Reach::Reaches)
+      ReachResult R = zero(X, Depth + 1);
+      if (R.State == Reach::Guarded)
         return None;
+      D.OperandUnknown = R.State != Reach::Reaches;
       D.What = "a square root";
       D.NonNegative = true;
       return D;
@@ -1045,6 +1056,7 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       D.What = "";
     D.Guarded = D.Guarded && Other.Guarded;
     D.NonNegative = D.NonNegative && Other.NonNegative;
+    D.OperandUnknown = D.OperandUnknown || Other.OperandUnknown;
   }
   Visiting.erase(Through);
   if (D.What.empty())

@@ -98,6 +98,9 @@ struct DenominatorInfo {
   /// >= 0 by its form: `+ eps` is the unambiguous fix.
   bool NonNegative = false;
   const VarDecl *Through = nullptr;
+  /// A sum, mean or square root of a value nothing is known about (a
+  /// parameter, a member): reported only in StrictMode.
+  bool OperandUnknown = false;
 };
 
 class BoundaryAnalysis {

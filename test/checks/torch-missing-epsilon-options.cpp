@@ -44,6 +44,11 @@ torch::Tensor names(const torch::Tensor &x, double margin, double kEps) {
   r += torch::acos(c * (1 - kEps));
   // CHECK-MESSAGES-STRICT: :[[@LINE-1]]:8: warning: acos of a value that nothing keeps inside (-1, 1)
   // CHECK-FIXES-STRICT: {{^}}  r += torch::acos((c * (1 - kEps)).clamp(-1 + 1e-4, 1 - 1e-4));{{$}}
+  // Reductions and square roots of values of unknown origin as denominators.
+  r += x / x.sum() + x / x.sqrt();
+  // CHECK-MESSAGES-STRICT: :[[@LINE-1]]:10: warning: division by a sum that can be 0
+  // CHECK-MESSAGES-STRICT: :[[@LINE-2]]:28: warning: sqrt of a value that nothing keeps away from 0
+  // CHECK-FIXES-STRICT: {{^}}  r += x / x.sum() + x / (x + 1e-6).sqrt();{{$}}
   // Guards that need no name are still guards.
   r += torch::sqrt(x.exp()) + torch::log(x.clamp_min(1e-12)) + torch::sqrt(1 + x);
   return r;

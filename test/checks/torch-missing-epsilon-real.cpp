@@ -43,7 +43,7 @@ torch::Tensor fix_its(const torch::Tensor &a, const torch::Tensor &b, double p) 
   auto z = (a - a.mean()) / a.std();
   // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: division by a standard deviation that can be 0
   // CHECK-FIXES: {{^}}  auto z = (a - a.mean()) / (a.std() + 1e-8);{{$}}
-  z /= a.sum();
+  z /= a.relu().sum();
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: division by a sum that can be 0
   return d + n + r + q + l + m + angle + u + z;
 }

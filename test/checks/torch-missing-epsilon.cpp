@@ -182,9 +182,13 @@ torch::Tensor divisions(const torch::Tensor &x, const torch::Tensor &y) {
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: division by a norm that can be 0
   // CHECK-MESSAGES: :[[@LINE-4]]:12: note: 'n' gets its value here
   // CHECK-FIXES: {{^}}  e /= n + 1e-8;{{$}}
-  auto f = torch::div(x, x.mean());
+  auto f = torch::div(x, (x - y).abs().mean());
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: division by a mean that can be 0
-  return a + b + c + d + e + f + g;
+  // A sum of values nothing is known about (a mask passed in) is reported
+  // only in StrictMode; reduced from a masked-loss average (a corpus false
+  // positive).
+  auto masked = (x * y).sum() / y.sum() + x / x.mean();
+  return a + b + c + d + e + f + g + masked;
 }
 
 // --- not flagged: guarded ------------------------------------------------------
@@ -334,3 +338,12 @@ struct ActNorm {
   torch::Tensor scale;
   torch::Tensor log_det() { return torch::log(torch::abs(scale)) + scale.square().log(); }
 };
+
+// Reduced from an SSIM window (a corpus false positive): a kernel of positive
+// values from host memory normalised by its sum.
+torch::Tensor ssim_window(std::vector<float> &values) {
+  torch::Tensor w;
+  w = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())});
+  w = w / w.sum();
+  return w;
+}
