@@ -8,6 +8,7 @@
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/PointerUnion.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <map>
 #include <optional>
@@ -174,7 +175,6 @@ struct Definition {
   /// graph, kept apart from History so that a tensor built from values and
   /// then backpropagated is still known to have no history.
   bool Backpropagated = false;
-  DefSet Graph;
   const CallExpr *FromValues = nullptr;
   const Expr *ValuesRead = nullptr;
 };
@@ -182,17 +182,24 @@ struct Definition {
 struct State {
   /// Definitions that may reach each local tensor variable.
   std::map<const VarDecl *, DefSet> Reaching;
+  /// The definitions (with history) whose graph each local tensor variable's
+  /// value may reach. Flow-sensitive: a definition that is executed again
+  /// (in a loop) may have been computed from different values on each path.
+  std::map<const VarDecl *, DefSet> Graphs;
   /// Host variables that may hold values read out of a tensor with history.
   std::map<const VarDecl *, const Expr *> Taint;
   /// Definitions whose graph a pass without retain_graph may have freed.
   std::map<unsigned, const CallExpr *> Consumed;
 
   bool operator==(const State &O) const {
-    return Reaching == O.Reaching && Taint == O.Taint && Consumed == O.Consumed;
+    return Reaching == O.Reaching && Graphs == O.Graphs && Taint == O.Taint &&
+           Consumed == O.Consumed;
   }
   void join(const State &O) {
     for (const auto &[Var, Defs] : O.Reaching)
       Reaching[Var].insert(Defs.begin(), Defs.end());
+    for (const auto &[Var, Defs] : O.Graphs)
+      Graphs[Var].insert(Defs.begin(), Defs.end());
     for (const auto &[Var, Read] : O.Taint)
       Taint.emplace(Var, Read);
     for (const auto &[Def, Pass] : O.Consumed)
@@ -375,9 +382,6 @@ private:
       D.History = true;
       DefsChanged = true;
     }
-    for (unsigned G : V.Graph)
-      if (D.Graph.insert(G).second)
-        DefsChanged = true;
     if (V.FromValues && !D.FromValues) {
       D.FromValues = V.FromValues;
       D.ValuesRead = V.ValuesRead;
@@ -387,6 +391,10 @@ private:
     const bool DropsFreed = llvm::any_of(
         Reaching, [&](unsigned Old) { return S->Consumed.count(Old) != 0; });
     Reaching = DefSet{Id};
+    DefSet &Graph = S->Graphs[Var];
+    Graph = V.Graph;
+    if (D.History)
+      Graph.insert(Id);
     S->Consumed.erase(Id);
     if (DropsFreed)
       forgetUnreachableFreedGraphs();
@@ -399,15 +407,22 @@ private:
   void forgetUnreachableFreedGraphs() {
     DefSet Live;
     for (const auto &[Var, Reaching] : S->Reaching)
-      for (unsigned Id : Reaching) {
-        Live.insert(Id);
-        Live.insert(Defs[Id].Graph.begin(), Defs[Id].Graph.end());
-      }
+      Live.insert(Reaching.begin(), Reaching.end());
+    for (const auto &[Var, Graph] : S->Graphs)
+      Live.insert(Graph.begin(), Graph.end());
     for (auto It = S->Consumed.begin(); It != S->Consumed.end();)
       if (Live.count(It->first))
         ++It;
       else
         It = S->Consumed.erase(It);
+  }
+
+  /// \p Var goes out of scope: its value can no longer be backpropagated.
+  void endLifetime(const VarDecl *Var) {
+    S->Reaching.erase(Var);
+    S->Graphs.erase(Var);
+    if (!S->Consumed.empty())
+      forgetUnreachableFreedGraphs();
   }
 
   Value valueOfVariable(const VarDecl *Var) {
@@ -418,10 +433,11 @@ private:
       auto It = S->Reaching.find(Var);
       if (It == S->Reaching.end())
         return V;
+      if (auto G = S->Graphs.find(Var); G != S->Graphs.end())
+        V.Graph = G->second;
       for (unsigned Id : It->second) {
         const Definition &D = Defs[Id];
         V.History |= D.History;
-        V.Graph.insert(D.Graph.begin(), D.Graph.end());
         if (D.History || D.Backpropagated)
           V.Graph.insert(Id);
         if (!V.FromValues) {
@@ -710,6 +726,9 @@ bool AutogradFlowBuilder::run() {
   Options.AddImplicitDtors = false;
   Options.AddTemporaryDtors = false;
   Options.AddInitializers = false;
+  // Where each variable's lifetime ends: a tensor out of scope can no longer
+  // be backpropagated (the loss of the previous loop iteration).
+  Options.AddLifetime = true;
   std::unique_ptr<CFG> Graph =
       CFG::buildCFG(&Fn, const_cast<Stmt *>(Body), &Ctx, Options);
   if (!Graph)
@@ -739,13 +758,31 @@ bool AutogradFlowBuilder::run() {
 
   PostOrderCFGView Order(Graph.get());
   const unsigned NumBlocks = Graph->getNumBlockIDs();
-  std::vector<llvm::SmallVector<const Stmt *, 4>> Roots(NumBlocks);
+  // Per block, in order: full expressions to evaluate (Stmt) and variables
+  // whose lifetime ends (VarDecl).
+  using Step = llvm::PointerUnion<const Stmt *, const VarDecl *>;
+  std::vector<llvm::SmallVector<Step, 4>> Steps(NumBlocks);
   llvm::SmallPtrSet<const Stmt *, 32> Seen;
   for (const CFGBlock *Block : Order)
-    for (const CFGElement &Element : *Block)
-      if (std::optional<CFGStmt> St = Element.getAs<CFGStmt>())
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> St = Element.getAs<CFGStmt>()) {
         if (const Stmt *Root = RootOf(St->getStmt()); Seen.insert(Root).second)
-          Roots[Block->getBlockID()].push_back(Root);
+          Steps[Block->getBlockID()].push_back(Root);
+      } else if (std::optional<CFGLifetimeEnds> End =
+                     Element.getAs<CFGLifetimeEnds>()) {
+        if (isLocal(End->getVarDecl()) &&
+            isTensorValued(End->getVarDecl()->getType()))
+          Steps[Block->getBlockID()].push_back(End->getVarDecl());
+      }
+    }
+  auto RunBlock = [&](const CFGBlock &Block) {
+    for (Step Item : Steps[Block.getBlockID()]) {
+      if (const auto *Root = Item.dyn_cast<const Stmt *>())
+        visitRoot(*Root);
+      else
+        endLifetime(Item.get<const VarDecl *>());
+    }
+  };
 
   State Entry;
   initialState(Entry);
@@ -772,8 +809,7 @@ bool AutogradFlowBuilder::run() {
       if (!InStateOf(*Block, In))
         continue;
       S = &In;
-      for (const Stmt *Root : Roots[Block->getBlockID()])
-        visitRoot(*Root);
+      RunBlock(*Block);
       S = nullptr;
       std::optional<State> &BlockOut = OutStates[Block->getBlockID()];
       if (!BlockOut || !(*BlockOut == In)) {
@@ -792,8 +828,7 @@ bool AutogradFlowBuilder::run() {
     if (!InStateOf(*Block, In))
       continue;
     S = &In;
-    for (const Stmt *Root : Roots[Block->getBlockID()])
-      visitRoot(*Root);
+    RunBlock(*Block);
     S = nullptr;
   }
   const SourceManager &SM = Ctx.getSourceManager();

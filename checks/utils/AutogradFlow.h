@@ -21,7 +21,8 @@
 //
 // Abstraction: a definition site (a declaration or assignment of a local
 // tensor variable) stands for every value it produces. The state at a program
-// point maps each tensor variable to the definitions that may reach it, each
+// point maps each tensor variable to the definitions that may reach it and to
+// the definitions (with history) its value may have been computed from, each
 // host variable to the value read it may hold, and each definition to the
 // pass that may have freed its graph. Joins are unions (may-analysis); the
 // fixpoint is computed over the CFG in reverse post-order. Transfer functions

@@ -212,6 +212,23 @@ void recomputed_at_end_of_loop(torch::nn::Linear &model, torch::Tensor x,
   } while (again.item<float>() > 0);
 }
 
+// Reduced from pytorch-cpp's neural_style_transfer: a loss accumulated with
+// `+=` in an inner loop (which may run zero times), backpropagated once per
+// outer iteration. Each outer iteration starts from a fresh zero tensor.
+void accumulated_in_inner_loop(torch::nn::Linear &model, torch::Tensor target,
+                               torch::optim::Adam &opt, int layers) {
+  for (int step = 0; step < 100; ++step) {
+    auto features = model(target);
+    auto style_loss = torch::zeros({1});
+    for (int f = 0; f < layers; ++f)
+      style_loss += torch::mse_loss(features, target);
+    auto total_loss = 2 * style_loss;
+    opt.zero_grad();
+    total_loss.backward();
+    opt.step();
+  }
+}
+
 void computed_inside_loop(torch::nn::Linear &model,
                           const std::vector<torch::Tensor> &batches) {
   for (const auto &batch : batches) {
