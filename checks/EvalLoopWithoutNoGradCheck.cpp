@@ -130,7 +130,7 @@ void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
   // (`model->forward(x)` with `Model &model`) is only resolved there. Each
   // loop is reported once.
   Finder->addMatcher(
-      callExpr(isModuleForward(), unless(isLoss()), isExpansionInUserCode())
+      callExpr(isExpansionInUserCode(), isModuleForward(), unless(isLoss()))
           .bind("forward"),
       this);
 }

@@ -111,10 +111,17 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
                            ofClass(Container))),
       on(expr().bind("acc")), argumentCountIs(1), hasArgument(0, TensorValue));
 
-  Finder->addMatcher(expr(anyOf(PlusAssign, AssignSum, AddInPlace, Append),
-                          isExpansionInUserCode())
-                         .bind("accumulation"),
-                     this);
+  // The location test comes first: it is cheap and rejects the (large)
+  // LibTorch and system headers before any type is looked at. Matchers on
+  // the two call kinds only, never on every expression.
+  Finder->addMatcher(
+      cxxOperatorCallExpr(isExpansionInUserCode(), anyOf(PlusAssign, AssignSum))
+          .bind("accumulation"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(isExpansionInUserCode(), anyOf(AddInPlace, Append))
+          .bind("accumulation"),
+      this);
 }
 
 void LossAccumulatedWithoutItemCheck::check(
