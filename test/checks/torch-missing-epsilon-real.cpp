@@ -27,10 +27,10 @@ torch::Tensor fix_its(const torch::Tensor &a, const torch::Tensor &b, double p) 
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log of a softmax is -inf
   // CHECK-MESSAGES: :[[@LINE-2]]:60: warning: log of a softmax is -inf
   // CHECK-FIXES: {{^}}  auto l = torch::log_softmax(a, 1) + a.log_softmax(1);{{$}}
-  auto m = torch::log10(F::mse_loss(a, b)) + torch::log2(a.abs());
+  auto m = torch::log10(F::mse_loss(a, b)) + torch::log2((a - b).abs());
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log10 of a value
   // CHECK-MESSAGES: :[[@LINE-2]]:46: warning: log2 of a value
-  // CHECK-FIXES: {{^}}  auto m = torch::log10(F::mse_loss(a, b) + 1e-8) + torch::log2(a.abs() + 1e-8);{{$}}
+  // CHECK-FIXES: {{^}}  auto m = torch::log10(F::mse_loss(a, b) + 1e-8) + torch::log2((a - b).abs() + 1e-8);{{$}}
   auto c = F::cosine_similarity(a, b, F::CosineSimilarityFuncOptions().dim(1));
   auto angle = torch::acos(c) + c.asin();
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: acos of a value that nothing keeps inside (-1, 1)
