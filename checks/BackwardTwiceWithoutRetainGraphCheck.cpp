@@ -69,15 +69,15 @@ void BackwardTwiceWithoutRetainGraphCheck::registerMatchers(
   const auto Pass = callExpr(anyOf(isBackward(), isAutogradGrad()));
   // The analysis (and its CFG) is built only for functions that run a pass.
   // Templates are analysed once, in their written form.
-  Finder->addMatcher(functionDecl(isDefinition(), unless(isInstantiated()),
-                                  isExpansionInUserCode(),
+  // Cheap filters first: where the code is written, then whether the body
+  // has a pass at all. Instantiations are skipped in check().
+  Finder->addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
                                   hasBody(stmt(hasDescendant(Pass))))
                          .bind("fn"),
                      this);
-  Finder->addMatcher(lambdaExpr(unless(isInTemplateInstantiation()),
-                                isExpansionInUserCode(), hasDescendant(Pass))
-                         .bind("lambda"),
-                     this);
+  Finder->addMatcher(
+      lambdaExpr(isExpansionInUserCode(), hasDescendant(Pass)).bind("lambda"),
+      this);
 }
 
 void BackwardTwiceWithoutRetainGraphCheck::check(
@@ -85,7 +85,8 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
   const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
     Fn = Lambda->getCallOperator();
-  if (!Fn || !Analysed.insert(Fn).second)
+  // Templates are analysed once, in their written form.
+  if (!Fn || isInTemplateInstantiation(*Fn) || !Analysed.insert(Fn).second)
     return;
   std::unique_ptr<AutogradFlow> Flow =
       AutogradFlow::analyze(*Fn, *Result.Context);

@@ -13,16 +13,16 @@ void TensorFromValuesBreaksGraphCheck::registerMatchers(MatchFinder *Finder) {
   const auto Construction = callExpr(isTensorFromValues());
   // The analysis (and its CFG) is built only for functions that build a
   // tensor from host values. Templates are analysed once, as written.
-  Finder->addMatcher(functionDecl(isDefinition(), unless(isInstantiated()),
-                                  isExpansionInUserCode(),
+  // Cheap filters first: where the code is written, then whether the body
+  // has a construction at all. Instantiations are skipped in check().
+  Finder->addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
                                   hasBody(stmt(hasDescendant(Construction))))
                          .bind("fn"),
                      this);
-  Finder->addMatcher(lambdaExpr(unless(isInTemplateInstantiation()),
-                                isExpansionInUserCode(),
-                                hasDescendant(Construction))
-                         .bind("lambda"),
-                     this);
+  Finder->addMatcher(
+      lambdaExpr(isExpansionInUserCode(), hasDescendant(Construction))
+          .bind("lambda"),
+      this);
 }
 
 void TensorFromValuesBreaksGraphCheck::check(
@@ -30,7 +30,8 @@ void TensorFromValuesBreaksGraphCheck::check(
   const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
     Fn = Lambda->getCallOperator();
-  if (!Fn || !Analysed.insert(Fn).second)
+  // Templates are analysed once, in their written form.
+  if (!Fn || isInTemplateInstantiation(*Fn) || !Analysed.insert(Fn).second)
     return;
   std::unique_ptr<AutogradFlow> Flow =
       AutogradFlow::analyze(*Fn, *Result.Context);

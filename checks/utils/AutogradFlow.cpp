@@ -132,6 +132,20 @@ const Expr *lossPredictionArg(const CallExpr &Loss) {
   return First < Loss.getNumArgs() ? Loss.getArg(First) : nullptr;
 }
 
+bool isInTemplateInstantiation(const Decl &D) {
+  for (const DeclContext *DC = isa<DeclContext>(D) ? cast<DeclContext>(&D)
+                                                   : D.getDeclContext();
+       DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation())
+        return true;
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(DC))
+      if (Spec->getSpecializationKind() != TSK_ExplicitSpecialization)
+        return true;
+  }
+  return false;
+}
+
 // --- The analysis
 // ------------------------------------------------------------------
 
@@ -353,6 +367,7 @@ private:
   State *S = nullptr;
   llvm::SmallPtrSet<const Stmt *, 8> Reported;
   llvm::DenseMap<const CallExpr *, bool> NoGrad;
+  const ParentMap *Parents = nullptr;
 
   bool isLocal(const VarDecl *VD) const {
     return VD && !VD->hasGlobalStorage() &&
@@ -453,10 +468,40 @@ private:
     return V;
   }
 
+  /// hasNoGradGuardInScope, restricted to this function and computed with
+  /// the function's own ParentMap: the innermost grad-mode guard declared
+  /// before \p St in an enclosing block decides. (ASTContext::getParents
+  /// would build a parent map of the whole translation unit, LibTorch's
+  /// headers included: seconds, for one question.)
+  bool guardedByNoGrad(const Stmt &St) {
+    if (!Parents)
+      return false;
+    const Stmt *Child = &St;
+    for (const Stmt *Parent = Parents->getParent(Child); Parent;
+         Child = Parent, Parent = Parents->getParent(Child)) {
+      const auto *Block = dyn_cast<CompoundStmt>(Parent);
+      if (!Block)
+        continue;
+      const VarDecl *Guard = nullptr;
+      for (const Stmt *Item : Block->body()) {
+        if (Item == Child)
+          break;
+        if (const auto *DS = dyn_cast<DeclStmt>(Item))
+          for (const Decl *D : DS->decls())
+            if (const auto *VD = dyn_cast<VarDecl>(D))
+              if (gradModeEffectOf(*VD) != GradModeEffect::None)
+                Guard = VD;
+      }
+      if (Guard)
+        return gradModeEffectOf(*Guard) != GradModeEffect::Enables;
+    }
+    return false;
+  }
+
   bool underNoGradGuard(const CallExpr &Call) {
     auto [It, Inserted] = NoGrad.try_emplace(&Call, false);
     if (Inserted)
-      It->second = hasNoGradGuardInScope(Call, Ctx);
+      It->second = guardedByNoGrad(Call);
     return It->second;
   }
 
@@ -736,7 +781,8 @@ bool AutogradFlowBuilder::run() {
 
   // Each full expression (or declaration, or return) is evaluated once, in
   // the first block where one of its parts appears.
-  ParentMap Parents(const_cast<Stmt *>(Body));
+  ParentMap BodyParents(const_cast<Stmt *>(Body));
+  Parents = &BodyParents;
   llvm::DenseMap<const DeclStmt *, const DeclStmt *> Synthetic;
   for (const auto &[SyntheticDS, Original] : Graph->synthetic_stmts())
     Synthetic[SyntheticDS] = Original;
@@ -744,7 +790,7 @@ bool AutogradFlowBuilder::run() {
     if (const auto *DS = dyn_cast<DeclStmt>(St))
       if (const DeclStmt *Original = Synthetic.lookup(DS))
         St = Original;
-    while (const Stmt *Parent = Parents.getParent(St)) {
+    while (const Stmt *Parent = BodyParents.getParent(St)) {
       if (isa<Expr>(Parent)) {
         St = Parent;
         continue;

@@ -63,6 +63,11 @@ const Expr *writtenRetainGraphArg(const CallExpr &Pass);
 /// tensor argument of a loss function or of a loss module's forward.
 const Expr *lossPredictionArg(const CallExpr &Loss);
 
+/// True if \p D is, or is inside, an instantiation of a function or class
+/// template. Walks declaration contexts only (no parent map), so it is cheap
+/// enough to ask of every function of a translation unit.
+bool isInTemplateInstantiation(const Decl &D);
+
 class AutogradFlow {
 public:
   /// A backward pass through a graph that an earlier pass freed.
