@@ -616,7 +616,9 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
       V.Taint = &Call;
     return V;
   }
-  if (isHistoryRemovingCall(Call))
+  // detach()/item() and fresh tensors (zeros_like(x), full_like(x, 1), ...)
+  // carry no history, whatever their operands had.
+  if (isHistoryRemovingCall(Call) || isTensorFactoryCall(Call))
     return {};
 
   if (isModuleForwardCall(Call) || isLossCall(Call)) {

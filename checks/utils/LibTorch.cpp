@@ -426,6 +426,24 @@ bool isTensorFromValuesCall(const CallExpr &Call) {
          calleeIs(Call, "torch::from_blob") || calleeIs(Call, "at::from_blob");
 }
 
+bool isTensorFactoryCall(const CallExpr &Call) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  if (!F || !F->getIdentifier() || isa<CXXMethodDecl>(F))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(F->getDeclContext());
+  if (!NS || NS->getParent()->isNamespace() ||
+      (NS->getName() != "at" && NS->getName() != "torch"))
+    return false;
+  const StringRef Name = F->getName();
+  return Name.ends_with("_like") ||
+         llvm::is_contained(
+             std::initializer_list<StringRef>{
+                 "zeros", "ones", "full", "empty", "empty_strided", "rand",
+                 "randn", "randint", "randperm", "arange", "range", "linspace",
+                 "logspace", "eye"},
+             Name);
+}
+
 bool isTensorListType(QualType T) {
   const auto *Spec =
       dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));

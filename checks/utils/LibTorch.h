@@ -162,6 +162,13 @@ bool isTensorValueReadCall(const CallExpr &Call);
 /// at::from_blob (from a pointer). Its result never has autograd history.
 bool isTensorFromValuesCall(const CallExpr &Call);
 
+/// A factory that makes a fresh tensor from shapes and fill values, never with
+/// autograd history, even when its arguments have some: torch::zeros, ones,
+/// full, empty, rand, randn, randint, randperm, arange, linspace, logspace,
+/// eye, and every *_like (zeros_like(x), full_like(x, v), ...), in at:: or
+/// torch::. (torch::tensor/from_blob are isTensorFromValuesCall.)
+bool isTensorFactoryCall(const CallExpr &Call);
+
 /// True if \p T (through references, typedefs and cv-qualifiers) is a
 /// container of tensors: std::vector<at::Tensor> (torch::autograd::
 /// variable_list), c10::ArrayRef<at::Tensor> (at::TensorList) or

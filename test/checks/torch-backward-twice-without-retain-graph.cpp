@@ -340,3 +340,21 @@ void lambda_closure(torch::nn::Linear &model, torch::Tensor x) {
   closure();
   closure();
 }
+
+// Labels made with full_like/zeros_like from a discriminator's output share no
+// graph with it (corpus false positive, reduced: a GAN step whose generator loss
+// reuses the labels built for the discriminator's loss).
+void gan_labels_from_full_like(torch::nn::Linear &dis, torch::nn::Linear &gen,
+                               torch::Tensor real, torch::Tensor z) {
+  auto fake = gen(z);
+  auto dis_real_out = dis(real);
+  auto dis_fake_out = dis(fake.detach());
+  auto label_real = torch::full_like(dis_fake_out, 1.0);
+  auto label_fake = torch::zeros_like(dis_fake_out);
+  auto loss_d = torch::mse_loss(dis_real_out, label_real) +
+                torch::mse_loss(dis_fake_out, label_fake);
+  loss_d.backward();
+  auto gen_out = dis(fake);
+  auto loss_g = torch::mse_loss(gen_out, label_real);
+  loss_g.backward();
+}
