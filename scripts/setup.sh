@@ -61,6 +61,6 @@ case "$mode" in
   test)
     echo "==> running the test suite"
     cd "$build_dir"
-    ctest --output-on-failure --timeout 3000
+    ctest --output-on-failure --timeout 3000 -j 2
     ;;
 esac
