@@ -42,6 +42,6 @@ namespace clang::tidy {
 // Registers the module with clang-tidy, both when linked into bin/torch-tidy
 // and bin/torch-clangd and when loaded as a plugin with --load.
 static ClangTidyModuleRegistry::Add<torch::TorchTidyModule>
-    X("torch-module", "Checks for LibTorch (PyTorch C++ API) pitfalls.");
+    X("TorchTidyModule", "Checks for LibTorch (PyTorch C++ API) pitfalls.");
 
 } // namespace clang::tidy
