@@ -7,7 +7,6 @@
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "utils/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -30,53 +29,63 @@ llvm::Regex makeRegex(StringRef Pattern) {
   return {Pattern, Flags};
 }
 
-/// The names the code around \p S is known by, innermost first: a lambda
-/// stored in a variable is named by the variable (`auto evaluate = [&] {...}`),
-/// then the enclosing functions up to the first that is not a lambda.
-llvm::SmallVector<std::string, 2> contextNames(const Stmt &S, ASTContext &Ctx) {
-  llvm::SmallVector<std::string, 2> Names;
-  DynTypedNode Node = DynTypedNode::create(S);
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      break;
-    Node = Parents[0];
-    if (Node.get<LambdaExpr>()) {
-      // The variable the lambda initialises, through implicit wrappers.
-      DynTypedNode Up = Node;
-      while (true) {
-        DynTypedNodeList UpParents = Ctx.getParents(Up);
-        if (UpParents.empty())
-          break;
-        Up = UpParents[0];
-        if (const auto *E = Up.get<Expr>();
-            E && E->IgnoreImplicit() != E &&
-            isa<LambdaExpr>(E->IgnoreImplicit()))
-          continue;
-        if (Up.get<CXXConstructExpr>() || Up.get<ExprWithCleanups>() ||
-            Up.get<MaterializeTemporaryExpr>() || Up.get<ImplicitCastExpr>() ||
-            Up.get<CXXBindTemporaryExpr>())
-          continue;
-        if (const auto *VD = Up.get<VarDecl>())
-          Names.push_back(VD->getNameAsString());
-        break;
-      }
-      continue;
-    }
-    if (const auto *Fn = Node.get<FunctionDecl>()) {
-      const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
-      if (Method && Method->getParent()->isLambda())
-        continue;
-      Names.push_back(Fn->getNameAsString());
-      break;
-    }
+/// True if \p E is \p Lambda, through the implicit nodes that store a
+/// lambda in a variable (copies, temporaries, cleanups).
+bool isStoredLambda(const Expr *E, const LambdaExpr &Lambda) {
+  while (E && E != &Lambda) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
+    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temporary->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
+      E = Cast->getSubExpr();
+    else
+      return false;
   }
+  return E == &Lambda;
+}
+
+/// The names the code around \p S (in the body of \p Fn) is known by,
+/// innermost first: a lambda stored in a variable is named by the variable
+/// (`auto evaluate = [&] {...}`), then the first enclosing function that is
+/// not a lambda.
+llvm::SmallVector<std::string, 2>
+contextNames(const Stmt &S, const FunctionDecl &Fn, BodyParents &Parents) {
+  llvm::SmallVector<std::string, 2> Names;
+  const LambdaExpr *Unnamed = nullptr; // A lambda whose variable is sought.
+  const FunctionDecl *Outer = Parents.walkUp(
+      S, Fn, /*CrossLambdas=*/true, [&](const BodyParents::Step &Step) {
+        if (const auto *Lambda = dyn_cast_or_null<LambdaExpr>(Step.Parent)) {
+          Unnamed = Lambda;
+          return true;
+        }
+        if (!Unnamed || !Step.Parent)
+          return true;
+        if (const auto *DS = dyn_cast<DeclStmt>(Step.Parent)) {
+          for (const Decl *D : DS->decls())
+            if (const auto *VD = dyn_cast<VarDecl>(D);
+                VD && VD->getInit() == Step.Child &&
+                isStoredLambda(VD->getInit(), *Unnamed))
+              Names.push_back(VD->getNameAsString());
+          Unnamed = nullptr;
+        } else if (!isa<Expr>(Step.Parent) ||
+                   !isStoredLambda(cast<Expr>(Step.Parent), *Unnamed)) {
+          Unnamed = nullptr; // Passed on, not stored.
+        }
+        return true;
+      });
+  if (Outer)
+    Names.push_back(Outer->getNameAsString());
   return Names;
 }
 
 /// A name for the guard variable that no visible or sibling declaration uses.
 std::string freshGuardName(const Stmt &Loop, const CompoundStmt &Block,
-                           ASTContext &Ctx) {
+                           const FunctionDecl &Fn, BodyParents &Parents) {
   auto Taken = [&](StringRef Name) {
     for (const Stmt *St : Block.body())
       if (const auto *DS = dyn_cast<DeclStmt>(St))
@@ -85,7 +94,7 @@ std::string freshGuardName(const Stmt &Loop, const CompoundStmt &Block,
               ND && ND->getIdentifier() && ND->getName() == Name)
             return true;
     return !visibleLocalVariables(
-                Loop, Ctx,
+                Loop, Fn, Parents,
                 [&](const VarDecl &VD) {
                   return VD.getIdentifier() && VD.getName() == Name;
                 },
@@ -125,82 +134,119 @@ void EvalLoopWithoutNoGradCheck::storeOptions(
   Options.store(Opts, "EvaluationFunctionRegex", EvaluationFunctionRegex);
 }
 
-void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
-  // Instantiations are checked too: a forward through a dependent module
-  // (`model->forward(x)` with `Model &model`) is only resolved there. Each
-  // loop is reported once.
-  Finder->addMatcher(
-      callExpr(isExpansionInUserCode(), isModuleForward(), unless(isLoss()))
-          .bind("forward"),
-      this);
+void EvalLoopWithoutNoGradCheck::forgetTranslationUnit() {
+  ReportedLoops.clear();
+  GuardedBlocks.clear();
+  Parents.clear();
+  Facts.clear();
+  Trains.clear();
 }
 
-void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
-  ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
-  if (!isInUserCode(SM.getSpellingLoc(Forward->getBeginLoc()), SM))
-    return;
-  const auto Loops = enclosingLoops(*Forward, Ctx);
-  if (Loops.empty() || hasNoGradGuardInScope(*Forward, Ctx))
-    return;
-  const FunctionDecl *Outer =
-      enclosingFunction(*Forward, Ctx, /*Outermost=*/true);
-  if (!Outer || !Outer->getBody())
-    return;
-
-  // What the function does around the loop: backward passes and optimizer
-  // steps, module mode changes, grad mode set by hand.
-  llvm::SmallVector<const CallExpr *, 4> TrainingCalls;
-  const CallExpr *LastModeCall = nullptr;
-  bool SetsGradMode = false;
-  const SourceLocation ForwardLoc = SM.getExpansionLoc(Forward->getBeginLoc());
+const EvalLoopWithoutNoGradCheck::FunctionFacts &
+EvalLoopWithoutNoGradCheck::factsOf(const FunctionDecl &Fn, ASTContext &Ctx) {
+  auto [It, Inserted] = Facts.try_emplace(&Fn);
+  FunctionFacts &F = It->second;
+  if (!Inserted)
+    return F;
   auto Visit = [&](auto &&Self, const Stmt *S) -> void {
     if (!S)
       return;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       if (isTrainingCall(*Call))
-        TrainingCalls.push_back(Call);
+        F.TrainingCalls.emplace_back(Call, &Fn);
       else if (isGradModeSetCall(*Call))
-        SetsGradMode = true;
-      else if ((isModuleEvalCall(*Call, Ctx) ||
-                isModuleTrainCall(*Call, Ctx)) &&
-               SM.isBeforeInTranslationUnit(
-                   SM.getExpansionLoc(Call->getBeginLoc()), ForwardLoc) &&
-               (!LastModeCall ||
-                SM.isBeforeInTranslationUnit(
-                    SM.getExpansionLoc(LastModeCall->getBeginLoc()),
-                    SM.getExpansionLoc(Call->getBeginLoc()))))
-        LastModeCall = Call;
+        F.SetsGradMode = true;
+      else if (isModuleEvalCall(*Call, Ctx) || isModuleTrainCall(*Call, Ctx))
+        F.ModeCalls.push_back(Call);
     }
     for (const Stmt *Child : S->children())
       Self(Self, Child);
   };
-  Visit(Visit, Outer->getBody());
-  // A generic lambda's instantiated body is not part of the enclosing
-  // function's (which holds its pattern).
-  if (const FunctionDecl *Inner = enclosingFunction(*Forward, Ctx);
-      Inner && Inner != Outer && Inner->isTemplateInstantiation())
-    Visit(Visit, Inner->getBody());
-  if (SetsGradMode)
+  Visit(Visit, Fn.getBody());
+  return F;
+}
+
+bool EvalLoopWithoutNoGradCheck::trains(const Stmt &S) {
+  auto [It, Inserted] = Trains.try_emplace(&S, false);
+  if (Inserted)
+    It->second = containsTrainingCall(S);
+  return It->second;
+}
+
+void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  // Matched per function, so that every walk up from a forward stays inside
+  // its function's body (BodyParents) and what the function does is computed
+  // once. Each forward is examined in the innermost function that holds it:
+  // the lambdas in a function are functions of their own. Instantiations are
+  // checked too: a forward through a dependent module (`model->forward(x)`
+  // with `Model &model`) is only resolved there. Each loop is reported once.
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition(),
+                   hasBody(forEachDescendant(
+                       callExpr(isExpansionInUserCode(), isModuleForward(),
+                                unless(isLoss()))
+                           .bind("forward"))))
+          .bind("fn"));
+  UserCode.registerWith(*Finder);
+}
+
+void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
     return;
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  if (!isInUserCode(SM.getSpellingLoc(Forward->getBeginLoc()), SM) ||
+      !Parents.isOwnCode(*Forward, *Fn))
+    return;
+  const auto Loops = enclosingLoops(*Forward, *Fn, Parents);
+  if (Loops.empty() || hasNoGradGuardInScope(*Forward, *Fn, Parents))
+    return;
+  const FunctionDecl *Outer = outermostFunction(*Forward, *Fn, Parents);
+  if (!Outer || !Outer->getBody())
+    return;
+
+  // What the function does around the loop: backward passes and optimizer
+  // steps, module mode changes, grad mode set by hand. A generic lambda's
+  // instantiated body is not part of the enclosing function's (which holds
+  // its pattern).
+  llvm::SmallVector<const FunctionFacts *, 2> Around = {&factsOf(*Outer, Ctx)};
+  if (Fn != Outer && Fn->isTemplateInstantiation())
+    Around.push_back(&factsOf(*Fn, Ctx));
+  const SourceLocation ForwardLoc = SM.getExpansionLoc(Forward->getBeginLoc());
+  const CallExpr *LastModeCall = nullptr;
+  for (const FunctionFacts *F : Around) {
+    if (F->SetsGradMode)
+      return;
+    for (const CallExpr *Call : F->ModeCalls) {
+      const SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+      if (SM.isBeforeInTranslationUnit(Loc, ForwardLoc) &&
+          (!LastModeCall ||
+           SM.isBeforeInTranslationUnit(
+               SM.getExpansionLoc(LastModeCall->getBeginLoc()), Loc)))
+        LastModeCall = Call;
+    }
+  }
 
   // A backward pass in a loop around the forward (or outside any loop) means
   // gradients are wanted: adversarial inputs, style transfer, fine-tuning.
   // One in a sibling loop (the training loop of an epoch) does not.
-  const auto AllLoops = enclosingLoops(*Forward, Ctx, /*CrossLambdas=*/true);
-  for (const CallExpr *Training : TrainingCalls) {
-    const auto TrainingLoops =
-        enclosingLoops(*Training, Ctx, /*CrossLambdas=*/true);
-    if (TrainingLoops.empty() ||
-        llvm::is_contained(AllLoops, TrainingLoops.front()))
-      return;
-  }
+  const auto AllLoops =
+      enclosingLoops(*Forward, *Fn, Parents, /*CrossLambdas=*/true);
+  for (const FunctionFacts *F : Around)
+    for (auto [Training, Holder] : F->TrainingCalls) {
+      const auto TrainingLoops =
+          enclosingLoops(*Training, *Holder, Parents, /*CrossLambdas=*/true);
+      if (TrainingLoops.empty() ||
+          llvm::is_contained(AllLoops, TrainingLoops.front()))
+        return;
+    }
 
   // Evaluation context: the function's name, or a module put into eval mode
   // (the last mode change before the forward is eval()).
   bool NamedForEvaluation = false;
-  for (const std::string &Name : contextNames(*Forward, Ctx))
+  for (const std::string &Name : contextNames(*Forward, *Fn, Parents))
     NamedForEvaluation |= EvaluationFunction.match(Name);
   const CallExpr *EvalCall =
       LastModeCall && isModuleEvalCall(*LastModeCall, Ctx) ? LastModeCall
@@ -212,7 +258,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   // nothing (an epoch loop that also trains is not one).
   const Stmt *EvalLoop = nullptr;
   for (const Stmt *Loop : llvm::reverse(Loops))
-    if (!containsTrainingCall(*Loop)) {
+    if (!trains(*Loop)) {
       EvalLoop = Loop;
       break;
     }
@@ -229,9 +275,8 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
              "iteration; add 'torch::NoGradGuard no_grad;' before the loop");
 
     // Fix-it: the guard on its own line before the loop, in the loop's block.
-    DynTypedNodeList Parents = Ctx.getParents(*EvalLoop);
     const auto *Block =
-        Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+        dyn_cast_or_null<CompoundStmt>(Parents.parentOf(*EvalLoop, *Fn));
     SourceLocation LoopLoc = EvalLoop->getBeginLoc();
     // The guard lives until the end of the block: not if later statements of
     // the block train, and not twice in one block (the first one covers the
@@ -240,7 +285,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     if (Block) {
       bool AfterLoop = false;
       for (const Stmt *St : Block->body()) {
-        if (AfterLoop && containsTrainingCall(*St))
+        if (AfterLoop && trains(*St))
           LaterStatementsTrain = true;
         AfterLoop |= St == EvalLoop;
       }
@@ -248,7 +293,8 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     if (Block && LoopLoc.isFileID() && !LaterStatementsTrain &&
         GuardedBlocks.insert(Block->getBeginLoc()).second) {
       const std::string Guard =
-          "torch::NoGradGuard " + freshGuardName(*EvalLoop, *Block, Ctx) + ";";
+          "torch::NoGradGuard " +
+          freshGuardName(*EvalLoop, *Block, *Fn, Parents) + ";";
       auto [File, Offset] = SM.getDecomposedLoc(LoopLoc);
       StringRef Buffer = SM.getBufferData(File);
       StringRef BeforeLoop = Buffer.substr(0, Offset);

@@ -7,7 +7,10 @@
 #ifndef TORCH_TIDY_CHECKS_EVALLOOPWITHOUTNOGRADCHECK_H
 #define TORCH_TIDY_CHECKS_EVALLOOPWITHOUTNOGRADCHECK_H
 
+#include "utils/LibTorch.h"
+#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Regex.h"
 
@@ -33,12 +36,25 @@ public:
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void onStartOfTranslationUnit() override {
-    ReportedLoops.clear();
-    GuardedBlocks.clear();
-  }
+  void onStartOfTranslationUnit() override { forgetTranslationUnit(); }
+  void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
 
 private:
+  /// The check's matchers, run over the user's code only.
+  UserCodeMatchFinder UserCode{*this};
+  /// What a function does, wherever its forwards are: training calls (with
+  /// the function whose body holds each), module mode changes, grad mode set
+  /// by hand. Computed once per function.
+  struct FunctionFacts {
+    llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4>
+        TrainingCalls;
+    llvm::SmallVector<const CallExpr *, 4> ModeCalls;
+    bool SetsGradMode = false;
+  };
+  const FunctionFacts &factsOf(const FunctionDecl &Fn, ASTContext &Ctx);
+  bool trains(const Stmt &S);
+  void forgetTranslationUnit();
+
   const std::string EvaluationFunctionRegex;
   llvm::Regex EvaluationFunction;
   /// One diagnostic per evaluation loop (keyed by the loop's location, so a
@@ -46,6 +62,11 @@ private:
   llvm::DenseSet<SourceLocation> ReportedLoops;
   /// Blocks a fix-it already inserts a guard into (keyed by location).
   llvm::DenseSet<SourceLocation> GuardedBlocks;
+  /// Per translation unit: parents inside the bodies walked, each function's
+  /// facts, whether a statement contains a training call.
+  BodyParents Parents;
+  llvm::DenseMap<const FunctionDecl *, FunctionFacts> Facts;
+  llvm::DenseMap<const Stmt *, bool> Trains;
 };
 
 } // namespace clang::tidy::torch

@@ -81,15 +81,18 @@ void LoadWithoutDeviceCheck::registerMatchers(MatchFinder *Finder) {
       callee(unresolvedMemberExpr(hasAnyDeclaration(LoadFunction.bind("fn")))));
   // Templates are checked once, in their written form; instantiations would
   // repeat each diagnostic.
-  // isExpansionInUserCode comes first: it rejects the bulk of the calls (those
-  // in LibTorch's and the standard library's headers) at the lowest cost.
-  Finder->addMatcher(callExpr(isExpansionInUserCode(), Callee,
+  // The matcher runs over the user's top-level declarations only
+  // (UserCodeMatchFinder); isExpansionInUserCode still drops the few nodes in
+  // them that come from elsewhere (a header included inside a function).
+  UserCode.addMatcher(callExpr(isExpansionInUserCode(), Callee,
                               unless(isInTemplateInstantiation()))
-                         .bind("call"),
-                     this);
+                         .bind("call"));
+  UserCode.registerWith(*Finder);
 }
 
 void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   const auto *Fn = Result.Nodes.getNodeAs<NamedDecl>("fn");
   const SourceManager &SM = *Result.SourceManager;

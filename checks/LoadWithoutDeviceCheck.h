@@ -3,6 +3,7 @@
 #ifndef TORCH_TIDY_CHECKS_LOADWITHOUTDEVICECHECK_H
 #define TORCH_TIDY_CHECKS_LOADWITHOUTDEVICECHECK_H
 
+#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang::tidy::torch {
@@ -26,6 +27,8 @@ public:
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
 
 private:
+  /// The check's matchers, run over the user's code only.
+  UserCodeMatchFinder UserCode{*this};
   const std::string DefaultDevice;
 };
 

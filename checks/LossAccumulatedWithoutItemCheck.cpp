@@ -111,27 +111,33 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
                            ofClass(Container))),
       on(expr().bind("acc")), argumentCountIs(1), hasArgument(0, TensorValue));
 
-  // The location test comes first: it is cheap and rejects the (large)
-  // LibTorch and system headers before any type is looked at. Matchers on
-  // the two call kinds only, never on every expression.
-  Finder->addMatcher(
-      cxxOperatorCallExpr(isExpansionInUserCode(), anyOf(PlusAssign, AssignSum))
-          .bind("accumulation"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(isExpansionInUserCode(), anyOf(AddInPlace, Append))
-          .bind("accumulation"),
-      this);
+  // Matched per function of the user's code (UserCodeMatchFinder), so that
+  // every walk up from an accumulation stays inside its function's body
+  // (BodyParents).
+  // Each accumulation is examined in the innermost function that holds it.
+  const auto Accumulation =
+      expr(anyOf(cxxOperatorCallExpr(anyOf(PlusAssign, AssignSum)),
+                 cxxMemberCallExpr(anyOf(AddInPlace, Append))))
+          .bind("accumulation");
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition(),
+                   hasBody(forEachDescendant(Accumulation)))
+          .bind("fn"));
+  UserCode.registerWith(*Finder);
 }
 
 void LossAccumulatedWithoutItemCheck::check(
     const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
   const auto *Accumulation = Result.Nodes.getNodeAs<Expr>("accumulation");
   const auto *Acc = Result.Nodes.getNodeAs<Expr>("acc");
   const Expr *Value = Result.Nodes.getNodeAs<Expr>("value");
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  if (!isInUserCode(SM.getSpellingLoc(Accumulation->getBeginLoc()), SM))
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (!isInUserCode(SM.getSpellingLoc(Accumulation->getBeginLoc()), SM) ||
+      !Parents.isOwnCode(*Accumulation, *Fn))
     return;
 
   const ValueDecl *AccEntity = namedEntity(*Acc);
@@ -155,21 +161,24 @@ void LossAccumulatedWithoutItemCheck::check(
 
   // The innermost training loop the accumulator outlives.
   const Stmt *TrainingLoop = nullptr;
-  for (const Stmt *Loop : enclosingLoops(*Accumulation, Ctx))
-    if (containsTrainingCall(*Loop) && outlivesIteration(*Acc, *Loop, SM)) {
+  for (const Stmt *Loop : enclosingLoops(*Accumulation, *Fn, Parents)) {
+    auto [Trains, Inserted] = this->Trains.try_emplace(Loop, false);
+    if (Inserted)
+      Trains->second = containsTrainingCall(*Loop);
+    if (Trains->second && outlivesIteration(*Acc, *Loop, SM)) {
       TrainingLoop = Loop;
       break;
     }
+  }
   if (!TrainingLoop)
     return;
-  if (hasNoGradGuardInScope(*Accumulation, Ctx) ||
-      !hasAutogradHistory(*Value, Ctx))
+  if (hasNoGradGuardInScope(*Accumulation, *Fn, Parents) ||
+      !hasAutogradHistory(*Value, *Fn, Parents))
     return;
   // Terms summed into a tensor that is itself backpropagated (a multi-term
   // loss, gradient accumulation) are meant to keep their graphs.
-  if (const FunctionDecl *Fn = enclosingFunction(*Accumulation, Ctx))
-    if (isBackpropagatedIn(*AccEntity, *Fn))
-      return;
+  if (isBackpropagatedIn(*AccEntity, *Fn))
+    return;
 
   Reported.insert(Accumulation->getBeginLoc());
   auto Diag = diag(Accumulation->getBeginLoc(),

@@ -7,7 +7,10 @@
 #ifndef TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
 #define TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
 
+#include "utils/LibTorch.h"
+#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch {
@@ -28,12 +31,24 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Reported.clear(); }
+  void onStartOfTranslationUnit() override { forgetTranslationUnit(); }
+  void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
 
 private:
+  /// The check's matchers, run over the user's code only.
+  UserCodeMatchFinder UserCode{*this};
   /// Templates are checked in every instantiation (a dependent accumulation is
   /// only resolved there); each source location is reported once.
   llvm::DenseSet<SourceLocation> Reported;
+  /// Per translation unit: parents inside the bodies walked, and whether a
+  /// loop contains a training call.
+  BodyParents Parents;
+  llvm::DenseMap<const Stmt *, bool> Trains;
+  void forgetTranslationUnit() {
+    Reported.clear();
+    Parents.clear();
+    Trains.clear();
+  }
 };
 
 } // namespace clang::tidy::torch

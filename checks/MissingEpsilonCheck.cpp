@@ -263,28 +263,29 @@ void MissingEpsilonCheck::registerMatchers(MatchFinder *Finder) {
                               "::at::Tensor", "::at::TensorBase"))))));
   // Inside templates a call with dependent arguments is still an overload
   // set; templates are checked once, in their written form.
-  // Cheapest test first: most calls of a translation unit are in LibTorch's
-  // and the standard library's headers.
-  Finder->addMatcher(
+  // Only the user's top-level declarations are searched
+  // (UserCodeMatchFinder); the location test is the cheapest one left.
+  UserCode.addMatcher(
       callExpr(
           isExpansionInUserCode(),
           anyOf(callee(Operation),
                 callee(unresolvedLookupExpr(hasAnyDeclaration(Operation))),
                 callee(unresolvedMemberExpr(hasAnyDeclaration(Operation)))))
-          .bind("call"),
-      this);
+          .bind("call"));
   // The functions around those calls, in traversal (pre-)order: the check
   // finds a call's enclosing function, whether it is a template instantiation
   // and which grad-mode guards are in scope without the AST's parent map,
   // whose construction for a TU with <torch/torch.h> costs seconds.
-  Finder->addMatcher(
-      functionDecl(isExpansionInUserCode(), isDefinition()).bind("function"),
-      this);
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition()).bind("function"));
+  UserCode.registerWith(*Finder);
 }
 
 void MissingEpsilonCheck::onStartOfTranslationUnit() { Functions.clear(); }
 
 void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
   if (const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("function")) {
     if (Fn->getBody())
       Functions.push_back(Fn);

@@ -3,6 +3,7 @@
 #ifndef TORCH_TIDY_CHECKS_MISSINGEPSILONCHECK_H
 #define TORCH_TIDY_CHECKS_MISSINGEPSILONCHECK_H
 
+#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/Support/Regex.h"
 
@@ -35,6 +36,8 @@ public:
   void onStartOfTranslationUnit() override;
 
 private:
+  /// The check's matchers, run over the user's code only.
+  UserCodeMatchFinder UserCode{*this};
   const std::string EpsilonLiteral;
   const std::string ClampEpsilonLiteral;
   const std::string EpsilonNames;

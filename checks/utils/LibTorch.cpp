@@ -4,6 +4,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
@@ -144,76 +145,103 @@ bool isEmptyOptional(const Expr *E) {
   return false;
 }
 
-llvm::SmallVector<const VarDecl *, 4>
-visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
-                      llvm::function_ref<bool(const VarDecl &)> Pred,
-                      bool CrossLambdas) {
-  llvm::SmallVector<const VarDecl *, 4> Found;
-  // Declarations of one scope level, in source order; appended to Found in
-  // reverse so that the result is innermost (and latest) first.
-  llvm::SmallVector<const VarDecl *, 4> Level;
-  auto Consider = [&](const Decl *D) {
-    if (const auto *VD = dyn_cast_or_null<VarDecl>(D))
-      if (Pred(*VD))
-        Level.push_back(VD);
-  };
+namespace {
+
+/// Calls \p Consider on the declarations that a statement \p Child sees from
+/// its parent statement \p Parent: those of the block before it, a for-init,
+/// a range-for variable, an if-init or condition variable, a while condition
+/// variable.
+void considerScopeLevel(const Stmt &Parent, const Stmt *Child,
+                        llvm::function_ref<void(const Decl *)> Consider) {
   auto ConsiderStmt = [&](const Stmt *St) {
     if (const auto *DS = dyn_cast_or_null<DeclStmt>(St))
       for (const Decl *D : DS->decls())
         Consider(D);
   };
-  auto FlushLevel = [&] {
+  if (const auto *Block = dyn_cast<CompoundStmt>(&Parent)) {
+    for (const Stmt *St : Block->body()) {
+      if (St == Child)
+        break;
+      ConsiderStmt(St);
+    }
+  } else if (const auto *For = dyn_cast<ForStmt>(&Parent)) {
+    ConsiderStmt(For->getInit());
+  } else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(&Parent)) {
+    ConsiderStmt(RangeFor->getLoopVarStmt());
+  } else if (const auto *If = dyn_cast<IfStmt>(&Parent)) {
+    ConsiderStmt(If->getInit());
+    Consider(If->getConditionVariable());
+  } else if (const auto *While = dyn_cast<WhileStmt>(&Parent)) {
+    Consider(While->getConditionVariable());
+  }
+}
+
+/// Collects the variables satisfying a predicate one scope level at a time,
+/// innermost (and latest) first.
+class ScopeCollector {
+public:
+  explicit ScopeCollector(llvm::function_ref<bool(const VarDecl &)> Pred)
+      : Pred(Pred) {}
+  void consider(const Decl *D) {
+    if (const auto *VD = dyn_cast_or_null<VarDecl>(D))
+      if (Pred(*VD))
+        Level.push_back(VD);
+  }
+  void considerParameters(const FunctionDecl &Fn) {
+    for (const ParmVarDecl *P : Fn.parameters())
+      consider(P);
+  }
+  /// Ends one scope level: its declarations, in source order, are appended in
+  /// reverse.
+  void flushLevel() {
     Found.append(Level.rbegin(), Level.rend());
     Level.clear();
-  };
+  }
+  llvm::SmallVector<const VarDecl *, 4> take() {
+    flushLevel();
+    return std::move(Found);
+  }
 
+private:
+  llvm::function_ref<bool(const VarDecl &)> Pred;
+  llvm::SmallVector<const VarDecl *, 4> Found;
+  llvm::SmallVector<const VarDecl *, 4> Level;
+};
+
+} // namespace
+
+llvm::SmallVector<const VarDecl *, 4>
+visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
+                      llvm::function_ref<bool(const VarDecl &)> Pred,
+                      bool CrossLambdas) {
+  ScopeCollector Scopes(Pred);
+  auto Consider = [&](const Decl *D) { Scopes.consider(D); };
   DynTypedNode Child = DynTypedNode::create(S);
   while (true) {
     DynTypedNodeList Parents = Ctx.getParents(Child);
     if (Parents.empty())
       break;
     const DynTypedNode &Parent = Parents[0];
-    if (const auto *Block = Parent.get<CompoundStmt>()) {
-      const Stmt *ChildStmt = Child.get<Stmt>();
-      for (const Stmt *St : Block->body()) {
-        if (St == ChildStmt)
-          break;
-        ConsiderStmt(St);
-      }
-    } else if (const auto *For = Parent.get<ForStmt>()) {
-      ConsiderStmt(For->getInit());
-    } else if (const auto *RangeFor = Parent.get<CXXForRangeStmt>()) {
-      ConsiderStmt(RangeFor->getLoopVarStmt());
-    } else if (const auto *If = Parent.get<IfStmt>()) {
-      ConsiderStmt(If->getInit());
-      Consider(If->getConditionVariable());
-    } else if (const auto *While = Parent.get<WhileStmt>()) {
-      Consider(While->getConditionVariable());
-    } else if (const auto *Fn = Parent.get<FunctionDecl>()) {
-      for (const ParmVarDecl *P : Fn->parameters())
-        Consider(P);
+    if (const auto *Fn = Parent.get<FunctionDecl>()) {
+      Scopes.considerParameters(*Fn);
       // A lambda's call operator: continue into the enclosing function only
       // when asked to.
       const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
-      if (!CrossLambdas || !Method || !Method->getParent()->isLambda()) {
-        FlushLevel();
+      if (!CrossLambdas || !Method || !Method->getParent()->isLambda())
         break;
-      }
     } else if (const auto *Lambda = Parent.get<LambdaExpr>()) {
-      for (const ParmVarDecl *P : Lambda->getCallOperator()->parameters())
-        Consider(P);
+      Scopes.considerParameters(*Lambda->getCallOperator());
       // The enclosing function's locals are usable only if captured.
-      if (!CrossLambdas) {
-        FlushLevel();
+      if (!CrossLambdas)
         break;
-      }
+    } else if (const auto *ParentStmt = Parent.get<Stmt>()) {
+      considerScopeLevel(*ParentStmt, Child.get<Stmt>(), Consider);
     }
-    FlushLevel();
+    Scopes.flushLevel();
     Child = Parent;
   }
-  return Found;
+  return Scopes.take();
 }
-
 
 // --- Autograd -------------------------------------------------------------------
 
@@ -396,9 +424,10 @@ GradModeEffect gradModeEffectOf(const VarDecl &VD) {
   return Enabled ? GradModeEffect::Enables : GradModeEffect::Disables;
 }
 
-bool hasNoGradGuardInScope(const Stmt &S, ASTContext &Ctx) {
+bool hasNoGradGuardInScope(const Stmt &S, const FunctionDecl &Fn,
+                           BodyParents &Parents) {
   const auto Guards = visibleLocalVariables(
-      S, Ctx,
+      S, Fn, Parents,
       [](const VarDecl &VD) {
         return gradModeEffectOf(VD) != GradModeEffect::None;
       },
@@ -675,9 +704,10 @@ bool containsHistoryRemovingCallOn(const Expr *E, const ValueDecl &D) {
 
 class HistoryEvidence {
 public:
-  explicit HistoryEvidence(ASTContext &Ctx) : Ctx(Ctx) {}
+  explicit HistoryEvidence(BodyParents &Parents) : Parents(Parents) {}
 
-  bool of(const Expr *E, unsigned Depth = 0) {
+  /// \p E is in the body of \p Fn.
+  bool of(const Expr *E, const FunctionDecl &Fn, unsigned Depth = 0) {
     E = stripTensorCopies(E);
     if (!E || Depth > 16)
       return false;
@@ -691,7 +721,7 @@ public:
     if (isHistoryRemovingCall(*Call))
       return false;
     if (isModuleForwardCall(*Call) || isLossCall(*Call))
-      return !hasNoGradGuardInScope(*Call, Ctx);
+      return !hasNoGradGuardInScope(*Call, Fn, Parents);
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
       switch (Op->getOperator()) {
       case OO_Plus:
@@ -702,7 +732,7 @@ public:
         if (!isTensorType(Op->getType()))
           return false;
         return llvm::any_of(Op->arguments(),
-                            [&](const Expr *A) { return of(A, Depth + 1); });
+                            [&](const Expr *A) { return of(A, Fn, Depth + 1); });
       default:
         return false;
       }
@@ -712,12 +742,12 @@ public:
       // A TorchScript module's output: module.forward({x}).toTensor().
       if (Method->getName() == "toTensor" &&
           hasQualifiedName(Class, {"c10::IValue"}))
-        return of(callObject(*Call), Depth + 1);
+        return of(callObject(*Call), Fn, Depth + 1);
       if (isTensorClass(Class) && isTensorType(Call->getType()) &&
           isDifferentiableOpName(Method->getName()))
-        return of(callObject(*Call), Depth + 1) ||
+        return of(callObject(*Call), Fn, Depth + 1) ||
                llvm::any_of(Call->arguments(), [&](const Expr *A) {
-                 return isTensorType(A->getType()) && of(A, Depth + 1);
+                 return isTensorType(A->getType()) && of(A, Fn, Depth + 1);
                });
       return false;
     }
@@ -725,7 +755,7 @@ public:
     if (F && F->getIdentifier() && isTensorLibraryFunction(*F) &&
         isDifferentiableOpName(F->getName()))
       return llvm::any_of(Call->arguments(),
-                          [&](const Expr *A) { return of(A, Depth + 1); });
+                          [&](const Expr *A) { return of(A, Fn, Depth + 1); });
     return false;
   }
 
@@ -747,7 +777,7 @@ private:
     if (!Result)
       if (auto ValuesIt = Defs.Values.find(&VD); ValuesIt != Defs.Values.end())
         for (const Expr *Value : ValuesIt->second)
-          if (of(Value, Depth)) {
+          if (of(Value, *Fn, Depth)) {
             Result = true;
             break;
           }
@@ -755,7 +785,7 @@ private:
     return Result;
   }
 
-  ASTContext &Ctx;
+  BodyParents &Parents;
   llvm::DenseMap<const VarDecl *, bool> Known;
   llvm::DenseMap<const FunctionDecl *, Definitions> DefinitionsOf;
 };
@@ -789,67 +819,40 @@ namespace {
 /// True if \p Child is the part of \p Loop that runs on every iteration: the
 /// body, the condition or the increment (not a for-init or a range-for's
 /// range).
-bool isRepeatedPartOf(const Stmt &Loop, const DynTypedNode &Child) {
-  const Stmt *C = Child.get<Stmt>();
+bool isRepeatedPartOf(const Stmt &Loop, const Stmt &Child) {
+  const Stmt *C = &Child;
   if (const auto *For = dyn_cast<ForStmt>(&Loop))
-    return C && (C == For->getBody() || C == For->getCond() ||
-                 C == For->getInc());
+    return C == For->getBody() || C == For->getCond() || C == For->getInc();
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
-    return C && C == Range->getBody();
+    return C == Range->getBody();
   if (const auto *While = dyn_cast<WhileStmt>(&Loop))
-    return (C && (C == While->getBody() || C == While->getCond())) ||
-           Child.get<Decl>() == While->getConditionVariable();
+    return C == While->getBody() || C == While->getCond() ||
+           C == While->getConditionVariableDeclStmt();
   if (const auto *Do = dyn_cast<DoStmt>(&Loop))
-    return C && (C == Do->getBody() || C == Do->getCond());
+    return C == Do->getBody() || C == Do->getCond();
   return false;
-}
-
-/// Walks the parents of \p S up to the enclosing function; \p Visit gets each
-/// (parent, child) pair. Returns the function reached (a lambda's call
-/// operator when \p CrossLambdas is false and \p S is in a lambda).
-const FunctionDecl *
-walkToFunction(const Stmt &S, ASTContext &Ctx, bool CrossLambdas,
-               llvm::function_ref<void(const DynTypedNode &Parent,
-                                       const DynTypedNode &Child)>
-                   Visit) {
-  DynTypedNode Child = DynTypedNode::create(S);
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(Child);
-    if (Parents.empty())
-      return nullptr;
-    const DynTypedNode &Parent = Parents[0];
-    if (const auto *Lambda = Parent.get<LambdaExpr>()) {
-      if (!CrossLambdas)
-        return Lambda->getCallOperator();
-    } else if (const auto *Fn = Parent.get<FunctionDecl>()) {
-      const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
-      if (!CrossLambdas || !Method || !Method->getParent()->isLambda())
-        return Fn;
-    }
-    Visit(Parent, Child);
-    Child = Parent;
-  }
 }
 
 } // namespace
 
-llvm::SmallVector<const Stmt *, 4>
-enclosingLoops(const Stmt &S, ASTContext &Ctx, bool CrossLambdas) {
+llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
+                                                  const FunctionDecl &Fn,
+                                                  BodyParents &Parents,
+                                                  bool CrossLambdas) {
   llvm::SmallVector<const Stmt *, 4> Loops;
-  walkToFunction(S, Ctx, CrossLambdas,
-                 [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
-                   if (const auto *Loop = Parent.get<Stmt>();
-                       Loop && isLoopStmt(*Loop) &&
-                       isRepeatedPartOf(*Loop, Child))
-                     Loops.push_back(Loop);
-                 });
+  Parents.walkUp(S, Fn, CrossLambdas, [&](const BodyParents::Step &Step) {
+    if (Step.Parent && isLoopStmt(*Step.Parent) &&
+        isRepeatedPartOf(*Step.Parent, *Step.Child))
+      Loops.push_back(Step.Parent);
+    return true;
+  });
   return Loops;
 }
 
-const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx,
-                                      bool Outermost) {
-  return walkToFunction(S, Ctx, Outermost,
-                        [](const DynTypedNode &, const DynTypedNode &) {});
+const FunctionDecl *outermostFunction(const Stmt &S, const FunctionDecl &Fn,
+                                      BodyParents &Parents) {
+  return Parents.walkUp(S, Fn, /*CrossLambdas=*/true,
+                        [](const BodyParents::Step &) { return true; });
 }
 
 bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx) {
@@ -873,8 +876,9 @@ const ValueDecl *namedEntity(const Expr &E) {
   return nullptr;
 }
 
-bool hasAutogradHistory(const Expr &E, ASTContext &Ctx) {
-  return HistoryEvidence(Ctx).of(&E);
+bool hasAutogradHistory(const Expr &E, const FunctionDecl &Fn,
+                        BodyParents &Parents) {
+  return HistoryEvidence(Parents).of(&E, Fn);
 }
 
 bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn) {
@@ -900,6 +904,106 @@ bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn) {
         Reach(Value);
   }
   return Reached.contains(&D);
+}
+
+// --- Parents inside function bodies ---------------------------------------------
+
+struct BodyParents::Body {
+  std::unique_ptr<ParentMap> Map;
+  /// The lambda expressions in the body, by closure class: where a lambda's
+  /// call operator (also an instantiated generic one) is written.
+  llvm::DenseMap<const CXXRecordDecl *, const LambdaExpr *> Lambdas;
+};
+
+BodyParents::BodyParents() = default;
+BodyParents::~BodyParents() = default;
+
+void BodyParents::clear() { Bodies.clear(); }
+
+BodyParents::Body &BodyParents::bodyOf(const FunctionDecl &Fn) {
+  std::unique_ptr<Body> &Slot = Bodies[&Fn];
+  if (!Slot) {
+    Slot = std::make_unique<Body>();
+    if (Stmt *Root = Fn.getBody()) {
+      Slot->Map = std::make_unique<ParentMap>(Root);
+      forEachStmt(Root, [&](const Stmt &S) {
+        if (const auto *Lambda = dyn_cast<LambdaExpr>(&S))
+          Slot->Lambdas.try_emplace(Lambda->getLambdaClass(), Lambda);
+      });
+    }
+  }
+  return *Slot;
+}
+
+const Stmt *BodyParents::parentOf(const Stmt &S, const FunctionDecl &Fn) {
+  const Body &B = bodyOf(Fn);
+  return B.Map ? B.Map->getParent(&S) : nullptr;
+}
+
+bool BodyParents::isOwnCode(const Stmt &S, const FunctionDecl &Fn) {
+  const Stmt *Child = &S;
+  while (const Stmt *Parent = parentOf(*Child, Fn)) {
+    if (isa<LambdaExpr>(Parent))
+      return false;
+    Child = Parent;
+  }
+  return Child == Fn.getBody();
+}
+
+const FunctionDecl *
+BodyParents::walkUp(const Stmt &S, const FunctionDecl &Fn, bool CrossLambdas,
+                    llvm::function_ref<bool(const Step &)> Visit) {
+  const FunctionDecl *Current = &Fn;
+  const Stmt *Child = &S;
+  while (true) {
+    if (const Stmt *Parent = parentOf(*Child, *Current)) {
+      if (!Visit({Parent, Child, Current}))
+        return Current;
+      if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent);
+          Lambda && !CrossLambdas)
+        return Lambda->getCallOperator();
+      Child = Parent;
+      continue;
+    }
+    // Child is the body of Current. A lambda's call operator continues at its
+    // lambda expression in the enclosing function.
+    const auto *Method = dyn_cast<CXXMethodDecl>(Current);
+    const CXXRecordDecl *Closure =
+        Method && Method->getParent()->isLambda() ? Method->getParent()
+                                                  : nullptr;
+    const auto *Enclosing =
+        Closure ? dyn_cast<FunctionDecl>(Closure->getDeclContext()) : nullptr;
+    const LambdaExpr *Lambda =
+        Enclosing ? bodyOf(*Enclosing).Lambdas.lookup(Closure) : nullptr;
+    if (!Lambda) {
+      Visit({nullptr, Child, Current});
+      return Current;
+    }
+    if (!Visit({Lambda, Child, Enclosing}) || !CrossLambdas)
+      return Current;
+    Child = Lambda;
+    Current = Enclosing;
+  }
+}
+
+llvm::SmallVector<const VarDecl *, 4>
+visibleLocalVariables(const Stmt &S, const FunctionDecl &Fn,
+                      BodyParents &Parents,
+                      llvm::function_ref<bool(const VarDecl &)> Pred,
+                      bool CrossLambdas) {
+  ScopeCollector Scopes(Pred);
+  Parents.walkUp(S, Fn, CrossLambdas, [&](const BodyParents::Step &Step) {
+    if (!Step.Parent)
+      Scopes.considerParameters(*Step.Function);
+    else if (const auto *Lambda = dyn_cast<LambdaExpr>(Step.Parent))
+      Scopes.considerParameters(*Lambda->getCallOperator());
+    else
+      considerScopeLevel(*Step.Parent, Step.Child,
+                         [&](const Decl *D) { Scopes.consider(D); });
+    Scopes.flushLevel();
+    return true;
+  });
+  return Scopes.take();
 }
 
 } // namespace clang::tidy::torch

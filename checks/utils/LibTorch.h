@@ -17,8 +17,10 @@
 #include "clang/AST/Expr.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 
 namespace clang::tidy::torch {
 
@@ -75,6 +77,73 @@ visibleLocalVariables(const Stmt &S, ASTContext &Ctx,
                       llvm::function_ref<bool(const VarDecl &)> Pred,
                       bool CrossLambdas = false);
 
+// --- Parents inside function bodies ---------------------------------------------
+
+/// The parents of statements inside function bodies, one body at a time, each
+/// built on first use and kept until clear().
+///
+/// ASTContext::getParents maps the whole translation unit the first time
+/// anything asks, LibTorch's headers included: about 2 s for a file that
+/// includes <torch/torch.h>, paid even when the walk is three statements long.
+/// Checks that only ever walk up from a statement to its function use this
+/// instead. A check owns one and clears it at the end of each translation
+/// unit (function pointers are only unique within one AST).
+///
+/// A lambda's body is walked inside the function that contains the lambda; a
+/// generic lambda's instantiated body (which that function does not contain)
+/// continues at the lambda expression in the enclosing function.
+class BodyParents {
+public:
+  BodyParents();
+  ~BodyParents();
+  BodyParents(const BodyParents &) = delete;
+  BodyParents &operator=(const BodyParents &) = delete;
+
+  /// One level of a walk up from a statement.
+  struct Step {
+    /// The statement that contains Child: a LambdaExpr when the walk leaves
+    /// a lambda's body; null when Child is the body of Function.
+    const Stmt *Parent;
+    const Stmt *Child;
+    /// The function whose body is being walked (never a lambda's call
+    /// operator when Parent is null, unless its lambda expression could not
+    /// be found).
+    const FunctionDecl *Function;
+  };
+
+  /// Calls \p Visit on each level from \p S, which is in the body of \p Fn,
+  /// up to the body of the first function that is not a lambda; a step whose
+  /// Parent is a LambdaExpr is the last one unless \p CrossLambdas is set.
+  /// Stops early when \p Visit returns false. Returns the function reached.
+  const FunctionDecl *walkUp(const Stmt &S, const FunctionDecl &Fn,
+                             bool CrossLambdas,
+                             llvm::function_ref<bool(const Step &)> Visit);
+
+  /// The statement that directly contains \p S in the body of \p Fn; null
+  /// for the body itself and for statements that are not in it.
+  const Stmt *parentOf(const Stmt &S, const FunctionDecl &Fn);
+
+  /// True if \p S is part of \p Fn's own code: in its body and not inside a
+  /// lambda's body there (which is the lambda's call operator's own code).
+  bool isOwnCode(const Stmt &S, const FunctionDecl &Fn);
+
+  /// Forgets every body (at the end of a translation unit).
+  void clear();
+
+private:
+  struct Body;
+  Body &bodyOf(const FunctionDecl &Fn);
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<Body>> Bodies;
+};
+
+/// visibleLocalVariables for a statement in the body of \p Fn, walking with
+/// \p Parents instead of the translation unit's parent map.
+llvm::SmallVector<const VarDecl *, 4>
+visibleLocalVariables(const Stmt &S, const FunctionDecl &Fn,
+                      BodyParents &Parents,
+                      llvm::function_ref<bool(const VarDecl &)> Pred,
+                      bool CrossLambdas = false);
+
 
 // --- Autograd: what creates, consumes and removes graph history ----------------
 //
@@ -123,10 +192,12 @@ enum class GradModeEffect { None, Disables, Enables, Unknown };
 /// AutoGradMode(true) enables it; a non-constant argument is Unknown.
 GradModeEffect gradModeEffectOf(const VarDecl &VD);
 
-/// True if gradient recording is (or may be) off at \p S: the innermost
-/// grad-mode guard visible at \p S in any enclosing scope of the same function
-/// (lambdas included) disables it, or has an argument that is not a constant.
-bool hasNoGradGuardInScope(const Stmt &S, ASTContext &Ctx);
+/// True if gradient recording is (or may be) off at \p S, in the body of
+/// \p Fn: the innermost grad-mode guard visible at \p S in any enclosing
+/// scope of the same function (lambdas included) disables it, or has an
+/// argument that is not a constant.
+bool hasNoGradGuardInScope(const Stmt &S, const FunctionDecl &Fn,
+                           BodyParents &Parents);
 
 AST_MATCHER(CallExpr, isModuleForward) { return isModuleForwardCall(Node); }
 AST_MATCHER(CallExpr, isLoss) { return isLossCall(Node); }
@@ -138,9 +209,6 @@ AST_MATCHER(CallExpr, isHistoryRemoving) {
 }
 /// Matches statements under a gradient-disabling guard (see
 /// hasNoGradGuardInScope).
-AST_MATCHER(Stmt, isUnderNoGradGuard) {
-  return hasNoGradGuardInScope(Node, Finder->getASTContext());
-}
 /// Matches expressions whose type is at::Tensor (through references/typedefs).
 AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 
@@ -198,16 +266,19 @@ bool isTrainingCall(const CallExpr &Call);
 /// True if \p S contains a training call (lambda bodies included).
 bool containsTrainingCall(const Stmt &S);
 
-/// The loops whose body (or condition, or increment) contains \p S, innermost
-/// first. The walk stops at the function that contains \p S; a lambda's body
-/// is a function of its own unless \p CrossLambdas is set.
-llvm::SmallVector<const Stmt *, 4>
-enclosingLoops(const Stmt &S, ASTContext &Ctx, bool CrossLambdas = false);
+/// The loops whose body (or condition, or increment) contains \p S, in the
+/// body of \p Fn, innermost first. The walk stops at the function that
+/// contains \p S; a lambda's body is a function of its own unless
+/// \p CrossLambdas is set.
+llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
+                                                  const FunctionDecl &Fn,
+                                                  BodyParents &Parents,
+                                                  bool CrossLambdas = false);
 
-/// The function whose body contains \p S: the innermost one (a lambda's call
-/// operator counts), or with \p Outermost the first one that is not a lambda.
-const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Ctx,
-                                      bool Outermost = false);
+/// The first function around \p S (in the body of \p Fn) that is not a
+/// lambda.
+const FunctionDecl *outermostFunction(const Stmt &S, const FunctionDecl &Fn,
+                                      BodyParents &Parents);
 
 /// `m.eval()`, `m->eval()` or `m.train(false)` on a module (isModuleClass).
 bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx);
@@ -229,7 +300,8 @@ const ValueDecl *namedEntity(const Expr &E);
 /// local variable that some definition in its function (initializer,
 /// assignment, compound assignment, add_, push_back) gives history, or on
 /// which backward() is called. detach(), item(), data() remove history.
-bool hasAutogradHistory(const Expr &E, ASTContext &Ctx);
+bool hasAutogradHistory(const Expr &E, const FunctionDecl &Fn,
+                        BodyParents &Parents);
 
 /// True if the tensor (or container of tensors) \p D reaches a backward pass
 /// in \p Fn: it is named in what `.backward()`, torch::autograd::backward or
