@@ -14,6 +14,11 @@ namespace clang::tidy::torch {
 namespace {
 
 constexpr unsigned MaxDepth = 12;
+/// Calls of zero/unit/denom/reachesOne per query. The largest query in the
+/// check's tests takes 17; a function whose locals are assigned from each
+/// other many times takes exponentially many (see
+/// test/checks/torch-missing-epsilon-crash-many-writes.cpp).
+constexpr unsigned MaxSteps = 4096;
 
 /// The outermost namespace \p DC lies in, if any.
 const NamespaceDecl *outermostNamespace(const DeclContext *DC) {
@@ -539,16 +544,19 @@ const Expr *BoundaryAnalysis::definitionOf(const VarDecl *VD) {
 
 ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
   Visiting.clear();
+  StepsLeft = MaxSteps;
   return zero(E, 0);
 }
 
 ReachResult BoundaryAnalysis::nearUnit(const Expr *E) {
   Visiting.clear();
+  StepsLeft = MaxSteps;
   return unit(E, 0);
 }
 
 DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
   Visiting.clear();
+  StepsLeft = MaxSteps;
   return denom(E, 0);
 }
 
@@ -587,7 +595,7 @@ static bool mentionsVariable(const Stmt *S, const VarDecl *VD) {
 
 ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
-  if (!E || Depth > MaxDepth)
+  if (!E || Depth > MaxDepth || !takeStep())
     return make(Reach::Unknown);
   if (std::optional<double> V = constantValue(E)) {
     ReachResult R = make(*V > 0    ? Reach::Guarded
@@ -849,7 +857,7 @@ ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
 
 bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
-  if (!E || Depth > MaxDepth)
+  if (!E || Depth > MaxDepth || !takeStep())
     return false;
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     if (C->Name == "sigmoid" || C->Name == "softmax" ||
@@ -871,7 +879,7 @@ bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
 
 ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
-  if (!E || Depth > MaxDepth)
+  if (!E || Depth > MaxDepth || !takeStep())
     return make(Reach::Unknown);
   if (std::optional<double> V = constantValue(E))
     return make(std::abs(*V) < 1 ? Reach::Guarded : Reach::Reaches);
@@ -972,7 +980,7 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
 DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   DenominatorInfo None;
-  if (!E || Depth > MaxDepth)
+  if (!E || Depth > MaxDepth || !takeStep())
     return None;
 
   if (std::optional<Arithmetic> A = asArithmetic(E)) {

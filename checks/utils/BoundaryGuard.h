@@ -162,6 +162,12 @@ private:
   llvm::DenseMap<const VarDecl *, VariableWrites> Writes;
   llvm::DenseMap<const VarDecl *, ReachResult> SelfValue;
   llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
+  /// Steps left in the current query. Following every definition of every
+  /// variable is exponential in the number of writes when variables are
+  /// assigned from each other many times; past the budget nothing more is
+  /// known (as past the depth limit).
+  unsigned StepsLeft = 0;
+  bool takeStep() { return StepsLeft && StepsLeft--; }
 };
 
 } // namespace clang::tidy::torch
