@@ -1,0 +1,3 @@
+#!/bin/sh
+# A torch-tidy that dies from SIGSEGV.
+kill -SEGV $$
