@@ -66,30 +66,14 @@ std::optional<FixItHint> retainGraphFix(const CallExpr &First,
 
 void BackwardTwiceWithoutRetainGraphCheck::registerMatchers(
     MatchFinder *Finder) {
-  const auto Pass = callExpr(anyOf(isBackward(), isAutogradGrad()));
   // The analysis (and its CFG) is built only for functions that run a pass.
-  // Templates are analysed once, in their written form.
-  // Cheap filters first: where the code is written, then whether the body
-  // has a pass at all. Instantiations are skipped in check().
-  Finder->addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
-                                  hasBody(stmt(hasDescendant(Pass))))
-                         .bind("fn"),
-                     this);
-  Finder->addMatcher(
-      lambdaExpr(isExpansionInUserCode(), hasDescendant(Pass)).bind("lambda"),
-      this);
+  Functions.registerMatchers(*Finder, *this,
+                             callExpr(anyOf(isBackward(), isAutogradGrad())));
 }
 
 void BackwardTwiceWithoutRetainGraphCheck::check(
     const MatchFinder::MatchResult &Result) {
-  const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
-    Fn = Lambda->getCallOperator();
-  // Templates are analysed once, in their written form.
-  if (!Fn || isInTemplateInstantiation(*Fn) || !Analysed.insert(Fn).second)
-    return;
-  std::unique_ptr<AutogradFlow> Flow =
-      AutogradFlow::analyze(*Fn, *Result.Context);
+  const AutogradFlow *Flow = Functions.analysisOf(Result);
   if (!Flow)
     return;
 

@@ -4,7 +4,7 @@
 #define TORCH_TIDY_CHECKS_BACKWARDTWICEWITHOUTRETAINGRAPHCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
-#include "llvm/ADT/SmallPtrSet.h"
+#include "utils/AutogradFlow.h"
 
 namespace clang::tidy::torch {
 
@@ -24,10 +24,11 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Analysed.clear(); }
+  void onStartOfTranslationUnit() override { Functions.startTranslationUnit(); }
+  void onEndOfTranslationUnit() override { Functions.endTranslationUnit(); }
 
 private:
-  llvm::SmallPtrSet<const FunctionDecl *, 8> Analysed;
+  AutogradFunctions Functions;
 };
 
 } // namespace clang::tidy::torch

@@ -10,31 +10,14 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 void TensorFromValuesBreaksGraphCheck::registerMatchers(MatchFinder *Finder) {
-  const auto Construction = callExpr(isTensorFromValues());
   // The analysis (and its CFG) is built only for functions that build a
-  // tensor from host values. Templates are analysed once, as written.
-  // Cheap filters first: where the code is written, then whether the body
-  // has a construction at all. Instantiations are skipped in check().
-  Finder->addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
-                                  hasBody(stmt(hasDescendant(Construction))))
-                         .bind("fn"),
-                     this);
-  Finder->addMatcher(
-      lambdaExpr(isExpansionInUserCode(), hasDescendant(Construction))
-          .bind("lambda"),
-      this);
+  // tensor from host values.
+  Functions.registerMatchers(*Finder, *this, callExpr(isTensorFromValues()));
 }
 
 void TensorFromValuesBreaksGraphCheck::check(
     const MatchFinder::MatchResult &Result) {
-  const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
-    Fn = Lambda->getCallOperator();
-  // Templates are analysed once, in their written form.
-  if (!Fn || isInTemplateInstantiation(*Fn) || !Analysed.insert(Fn).second)
-    return;
-  std::unique_ptr<AutogradFlow> Flow =
-      AutogradFlow::analyze(*Fn, *Result.Context);
+  const AutogradFlow *Flow = Functions.analysisOf(Result);
   if (!Flow)
     return;
 

@@ -900,4 +900,61 @@ std::unique_ptr<AutogradFlow> AutogradFlow::analyze(const FunctionDecl &F,
   return Result;
 }
 
+// --- Selection and sharing for the graph checks
+// ----------------------------------
+
+namespace {
+
+using FlowKey = std::pair<const ASTContext *, const FunctionDecl *>;
+
+/// The analyses of the current translation unit on this thread; a null value
+/// records that the function has no CFG. See AutogradFunctions.
+llvm::DenseMap<FlowKey, std::unique_ptr<AutogradFlow>> &flowCache() {
+  thread_local llvm::DenseMap<FlowKey, std::unique_ptr<AutogradFlow>> Cache;
+  return Cache;
+}
+
+} // namespace
+
+void AutogradFunctions::registerMatchers(
+    ast_matchers::MatchFinder &Finder,
+    ast_matchers::MatchFinder::MatchCallback &Check,
+    const ast_matchers::StatementMatcher &Filter) {
+  using namespace ast_matchers;
+  // Cheap filters first: where the code is written, then whether the body
+  // has a statement of interest at all. Instantiations are skipped in
+  // analysisOf(), by declaration context (no parent map).
+  Finder.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
+                                 hasBody(stmt(hasDescendant(Filter))))
+                        .bind("fn"),
+                    &Check);
+  Finder.addMatcher(
+      lambdaExpr(isExpansionInUserCode(), hasDescendant(Filter)).bind("lambda"),
+      &Check);
+}
+
+const AutogradFlow *AutogradFunctions::analysisOf(
+    const ast_matchers::MatchFinder::MatchResult &Result) {
+  const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    Fn = Lambda->getCallOperator();
+  // Templates are analysed once, in their written form.
+  if (!Fn || isInTemplateInstantiation(*Fn) || !Handed.insert(Fn).second)
+    return nullptr;
+  auto [It, Inserted] = flowCache().try_emplace(FlowKey(Result.Context, Fn));
+  if (Inserted)
+    It->second = AutogradFlow::analyze(*Fn, *Result.Context);
+  return It->second.get();
+}
+
+void AutogradFunctions::startTranslationUnit() {
+  Handed.clear();
+  flowCache().clear();
+}
+
+void AutogradFunctions::endTranslationUnit() {
+  Handed.clear();
+  flowCache().clear();
+}
+
 } // namespace clang::tidy::torch

@@ -38,7 +38,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
 
@@ -122,6 +124,48 @@ private:
   llvm::SmallVector<SecondPass, 2> SecondPasses;
   llvm::SmallVector<BrokenGraph, 2> BrokenGraphs;
   friend class AutogradFlowBuilder;
+};
+
+/// The one way a graph check gets at the analysis: which functions it
+/// analyses, and their analyses, shared by all graph checks. Each check owns
+/// one and calls it from registerMatchers(), check() and
+/// onStartOfTranslationUnit()/onEndOfTranslationUnit().
+///
+/// Selection: function and lambda definitions expanded in user code whose
+/// body contains a statement matching the check's filter (cheap filters
+/// first: location, then the body). Instantiations of templates are skipped:
+/// a template is analysed once, in its written form. A function is handed to
+/// a check at most once per translation unit.
+///
+/// Sharing: the analysis depends on the function and nothing else (no check
+/// options), so a function that several checks select is analysed once per
+/// translation unit and every check reads the same result, whichever asked
+/// first. The results live in a thread_local cache keyed by (ASTContext,
+/// FunctionDecl): clangd builds and matches several files at once on
+/// different threads, and one translation unit is matched from start to end
+/// on one thread, inside one MatchFinder::matchAST call shared by all checks.
+/// The cache is emptied when a translation unit starts and when it ends, so
+/// no entry outlives the AST it points into (the next translation unit may
+/// get an ASTContext or FunctionDecl at the same address).
+class AutogradFunctions {
+public:
+  /// Adds the function and lambda matchers for \p Check: definitions whose
+  /// body contains a statement matching \p Filter.
+  void registerMatchers(ast_matchers::MatchFinder &Finder,
+                        ast_matchers::MatchFinder::MatchCallback &Check,
+                        const ast_matchers::StatementMatcher &Filter);
+
+  /// The analysis of the function that \p Result (a match of the matchers
+  /// above) selected; null if the function is in a template instantiation,
+  /// was already handed to this check, or has no CFG.
+  const AutogradFlow *
+  analysisOf(const ast_matchers::MatchFinder::MatchResult &Result);
+
+  void startTranslationUnit();
+  void endTranslationUnit();
+
+private:
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Handed;
 };
 
 } // namespace clang::tidy::torch
