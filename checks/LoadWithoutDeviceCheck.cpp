@@ -120,11 +120,14 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
               << Shown;
 
   // The device to pass: the one torch::Device variable in scope, if there is
-  // exactly one, else the configured default.
+  // exactly one, else the configured default. An unnamed parameter cannot be
+  // passed.
   std::string Device = DefaultDevice;
   const auto Devices = visibleLocalVariables(
-      *Call, *Result.Context,
-      [](const VarDecl &VD) { return isDeviceClassType(VD.getType()); });
+      *Call, *Result.Context, [](const VarDecl &VD) {
+        return VD.getIdentifier() && !VD.getName().empty() &&
+               isDeviceClassType(VD.getType());
+      });
   if (Devices.size() == 1)
     Device = Devices.front()->getName().str();
 
