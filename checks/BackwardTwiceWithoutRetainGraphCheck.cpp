@@ -67,12 +67,15 @@ std::optional<FixItHint> retainGraphFix(const CallExpr &First,
 void BackwardTwiceWithoutRetainGraphCheck::registerMatchers(
     MatchFinder *Finder) {
   // The analysis (and its CFG) is built only for functions that run a pass.
-  Functions.registerMatchers(*Finder, *this,
-                             callExpr(anyOf(isBackward(), isAutogradGrad())));
+  Functions.registerMatchers(
+      UserCode, callExpr(anyOf(isBackward(), isAutogradGrad())));
+  UserCode.registerWith(*Finder);
 }
 
 void BackwardTwiceWithoutRetainGraphCheck::check(
     const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
   const AutogradFlow *Flow = Functions.analysisOf(Result);
   if (!Flow)
     return;

@@ -12,11 +12,14 @@ namespace clang::tidy::torch {
 void TensorFromValuesBreaksGraphCheck::registerMatchers(MatchFinder *Finder) {
   // The analysis (and its CFG) is built only for functions that build a
   // tensor from host values.
-  Functions.registerMatchers(*Finder, *this, callExpr(isTensorFromValues()));
+  Functions.registerMatchers(UserCode, callExpr(isTensorFromValues()));
+  UserCode.registerWith(*Finder);
 }
 
 void TensorFromValuesBreaksGraphCheck::check(
     const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
   const AutogradFlow *Flow = Functions.analysisOf(Result);
   if (!Flow)
     return;

@@ -27,6 +27,8 @@ public:
 
 private:
   AutogradFunctions Functions;
+  /// The check's matchers, run over the user's code only.
+  UserCodeMatchFinder UserCode{*this};
 };
 
 } // namespace clang::tidy::torch

@@ -917,20 +917,16 @@ llvm::DenseMap<FlowKey, std::unique_ptr<AutogradFlow>> &flowCache() {
 } // namespace
 
 void AutogradFunctions::registerMatchers(
-    ast_matchers::MatchFinder &Finder,
-    ast_matchers::MatchFinder::MatchCallback &Check,
-    const ast_matchers::StatementMatcher &Filter) {
+    UserCodeMatchFinder &Finder, const ast_matchers::StatementMatcher &Filter) {
   using namespace ast_matchers;
-  // Cheap filters first: where the code is written, then whether the body
-  // has a statement of interest at all. Instantiations are skipped in
-  // analysisOf(), by declaration context (no parent map).
+  // Only the user's top-level declarations are searched (UserCodeMatchFinder);
+  // then whether the body has a statement of interest at all. Instantiations
+  // are skipped in analysisOf(), by declaration context (no parent map).
   Finder.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
                                  hasBody(stmt(hasDescendant(Filter))))
-                        .bind("fn"),
-                    &Check);
+                        .bind("fn"));
   Finder.addMatcher(
-      lambdaExpr(isExpansionInUserCode(), hasDescendant(Filter)).bind("lambda"),
-      &Check);
+      lambdaExpr(isExpansionInUserCode(), hasDescendant(Filter)).bind("lambda"));
 }
 
 const AutogradFlow *AutogradFunctions::analysisOf(

@@ -38,6 +38,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "utils/UserCodeMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -143,16 +144,17 @@ private:
 /// first. The results live in a thread_local cache keyed by (ASTContext,
 /// FunctionDecl): clangd builds and matches several files at once on
 /// different threads, and one translation unit is matched from start to end
-/// on one thread, inside one MatchFinder::matchAST call shared by all checks.
+/// on one thread, inside one MatchFinder::matchAST call shared by all checks
+/// (each check's UserCodeMatchFinder runs inside it, when clang-tidy's finder
+/// reaches the translation unit, and does not start or end the unit again).
 /// The cache is emptied when a translation unit starts and when it ends, so
 /// no entry outlives the AST it points into (the next translation unit may
 /// get an ASTContext or FunctionDecl at the same address).
 class AutogradFunctions {
 public:
-  /// Adds the function and lambda matchers for \p Check: definitions whose
-  /// body contains a statement matching \p Filter.
-  void registerMatchers(ast_matchers::MatchFinder &Finder,
-                        ast_matchers::MatchFinder::MatchCallback &Check,
+  /// Adds the function and lambda matchers to the check's user-code finder:
+  /// definitions whose body contains a statement matching \p Filter.
+  void registerMatchers(UserCodeMatchFinder &Finder,
                         const ast_matchers::StatementMatcher &Filter);
 
   /// The analysis of the function that \p Result (a match of the matchers

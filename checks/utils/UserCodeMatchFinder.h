@@ -30,13 +30,13 @@ public:
   /// \p Check receives every match of the matchers added here (and must pass
   /// its results to handles() first).
   explicit UserCodeMatchFinder(ast_matchers::MatchFinder::MatchCallback &Check)
-      : Check(Check) {}
+      : Check(Check), Forward(Check) {}
 
   void addMatcher(const ast_matchers::DeclarationMatcher &Matcher) {
-    Finder.addMatcher(Matcher, &Check);
+    Finder.addMatcher(Matcher, &Forward);
   }
   void addMatcher(const ast_matchers::StatementMatcher &Matcher) {
-    Finder.addMatcher(Matcher, &Check);
+    Finder.addMatcher(Matcher, &Forward);
   }
 
   /// Registers the translation-unit matcher with clang-tidy's finder (call
@@ -49,7 +49,29 @@ public:
   bool handles(const ast_matchers::MatchFinder::MatchResult &Result);
 
 private:
+  /// Passes the matches to the check, and nothing else: the check's
+  /// onStartOfTranslationUnit/onEndOfTranslationUnit are called once, by
+  /// clang-tidy's finder, not again around the user-code search (state that
+  /// lives for the whole translation unit, such as the graph checks' shared
+  /// analyses, must survive it).
+  class Forwarder : public ast_matchers::MatchFinder::MatchCallback {
+  public:
+    explicit Forwarder(ast_matchers::MatchFinder::MatchCallback &Check)
+        : Check(Check) {}
+    void run(const ast_matchers::MatchFinder::MatchResult &Result) override {
+      Check.run(Result);
+    }
+    std::optional<TraversalKind> getCheckTraversalKind() const override {
+      return Check.getCheckTraversalKind();
+    }
+    StringRef getID() const override { return Check.getID(); }
+
+  private:
+    ast_matchers::MatchFinder::MatchCallback &Check;
+  };
+
   ast_matchers::MatchFinder::MatchCallback &Check;
+  Forwarder Forward;
   ast_matchers::MatchFinder Finder;
 };
 
