@@ -46,6 +46,7 @@ if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_inclu
                                  "-isystem %s" % config.libtorch_include))
     config.substitutions.append(("%libtorch_I_flags",
                                  "-I%s" % config.libtorch_include))
+    config.substitutions.append(("%libtorch_include", config.libtorch_include))
 # Another clang-tidy (e.g. Debian's default clang-tidy-14) for the plugin's
 # version-mismatch guard.
 import glob

@@ -17,7 +17,7 @@
 
 namespace outer {
 namespace {
-void reload(torch::nn::Module &m) { torch::load(m, "net.pt"); }
+void reload(torch::nn::Linear &m) { torch::load(m, "net.pt"); }
 // CHECK-DAG: torch-user-code-scope.cpp:[[@LINE-1]]:37: warning: torch::load without a device {{.*}}[torch-load-without-device]
 } // namespace
 } // namespace outer

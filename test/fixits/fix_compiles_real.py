@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Fix-it safety against the real LibTorch headers (issue 8, item 4).
+
+For every input -- the lit tests' sources and the examples -- that compiles against the
+real LibTorch headers, apply `--fix` with every torch-* check (against the real headers)
+and require that
+  * the fixed file still compiles (clang++ -fsyntax-only),
+  * a second `--fix` changes nothing,
+  * torch-tidy neither crashes nor reports a compiler error.
+Inputs written against the mock headers only (the mock simplifies some LibTorch
+signatures) or broken on purpose must be named, with the reason, in the --mock-only
+list; the run fails if any other input does not compile against the real headers, and
+also if a listed one does (so that the list stays true). Their fixed files are compiled
+against the mock by the lit tests themselves (check_torch_tidy.py).
+
+The LibTorch headers are parsed once, into a precompiled header built with --clangxx
+(the same clang version as torch-tidy), so each input costs a few seconds.
+
+  fix_compiles_real.py --torch-tidy build/bin/torch-tidy --clangxx clang++-19 \\
+      --include /usr/include/torch/csrc/api/include --mock-only test/fixits/mock-only.txt \\
+      --work /tmp/fixits test/checks/*.cpp examples/*/*.cpp
+Exit status: 0 all good, 1 a failure, 2 bad arguments.
+"""
+import argparse
+import concurrent.futures
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+
+CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump:")
+
+
+def run(cmd):
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace")
+    return proc.returncode, proc.stdout
+
+
+def read_mock_only(path):
+    listed = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            name, _, reason = line.partition(":")
+            if not reason.strip():
+                raise SystemExit("fix_compiles_real: %s:%d: expected '<file>: <reason>'"
+                                 % (path, number))
+            listed[name.strip()] = reason.strip()
+    return listed
+
+
+def check_input(src, args, flags):
+    """Returns (status, detail); status is 'fixed', 'clean', 'mock-only' or 'FAIL'."""
+    name = os.path.relpath(src, args.root)
+    code, out = run([args.clangxx, "-fsyntax-only"] + flags + [src])
+    if code != 0:
+        return "mock-only", out.splitlines()[0] if out else "does not compile"
+    work = os.path.join(args.work, name.replace(os.sep, "_"))
+    shutil.copyfile(src, work)
+    # Only the input itself is fixed (whatever a .clang-tidy file around it says).
+    tidy = [args.torch_tidy, "--checks=-*,torch-*", "--header-filter=^$", "--quiet", "--fix"]
+    code, out = run(tidy + [work, "--"] + flags)
+    if code < 0 or any(m in out for m in CRASH_MARKERS):
+        return "FAIL", "torch-tidy crashed (exit %d):\n%s" % (code, out)
+    if "error:" in out:
+        return "FAIL", "torch-tidy reported an error:\n%s" % out
+    if filecmp.cmp(src, work, shallow=False):
+        return "clean", ""  # Unchanged: it compiled above, and --fix is a no-op.
+    code, out = run([args.clangxx, "-fsyntax-only"] + flags + [work])
+    if code != 0:
+        return "FAIL", "the fixed file does not compile:\n%s" % out
+    again = work + ".again.cpp"
+    shutil.copyfile(work, again)
+    code, out = run(tidy + [again, "--"] + flags)
+    if not filecmp.cmp(work, again, shallow=False):
+        return "FAIL", "a second --fix changed the fixed file again"
+    return "fixed", ""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--torch-tidy", required=True)
+    p.add_argument("--clangxx", required=True)
+    p.add_argument("--include", required=True, help="LibTorch's API include directory")
+    p.add_argument("--extra-include", action="append", default=[],
+                   help="a user include directory the inputs need")
+    p.add_argument("--mock-only", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--root", default=os.getcwd(), help="inputs are named relative to it")
+    p.add_argument("-j", type=int, default=2)
+    p.add_argument("inputs", nargs="+")
+    args = p.parse_args()
+    for path in [args.torch_tidy, args.clangxx, args.mock_only] + args.inputs:
+        if not os.path.exists(path) and not shutil.which(path):
+            print("fix_compiles_real: no such file: %s" % path, file=sys.stderr)
+            return 2
+    if not os.path.exists(os.path.join(args.include, "torch", "torch.h")):
+        print("fix_compiles_real: no torch/torch.h under %s" % args.include, file=sys.stderr)
+        return 2
+    listed = read_mock_only(args.mock_only)
+    os.makedirs(args.work, exist_ok=True)
+
+    header = os.path.join(args.work, "libtorch.h")
+    with open(header, "w") as f:
+        f.write("#include <torch/torch.h>\n#include <torch/script.h>\n")
+    # The extra include directories are copied: --fix must never touch the sources.
+    copies = []
+    for number, directory in enumerate(args.extra_include):
+        copy = os.path.join(args.work, "include%d" % number)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(directory, copy)
+        copies.append(copy)
+    base = ["-std=c++17", "-isystem", args.include] + ["-I" + d for d in copies]
+    code, out = run([args.clangxx, "-x", "c++-header", "-fpch-instantiate-templates"] + base
+                    + [header, "-o", header + ".pch"])
+    if code != 0:
+        print("fix_compiles_real: cannot precompile LibTorch's headers:\n" + out, file=sys.stderr)
+        return 1
+    flags = base + ["-include-pch", header + ".pch"]
+
+    failures = 0
+    counts = {"fixed": 0, "clean": 0, "mock-only": 0}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
+        results = pool.map(lambda s: (s, check_input(s, args, flags)), args.inputs)
+        for src, (status, detail) in results:
+            name = os.path.relpath(src, args.root)
+            if status == "mock-only":
+                if name not in listed:
+                    failures += 1
+                    print("FAIL %s: does not compile against the real headers and is not "
+                          "in %s: %s" % (name, args.mock_only, detail))
+                    continue
+                print("mock-only %s (%s)" % (name, listed[name]))
+            elif name in listed:
+                failures += 1
+                print("FAIL %s: listed as mock-only but compiles against the real headers"
+                      % name)
+                continue
+            elif status == "FAIL":
+                failures += 1
+                print("FAIL %s: %s" % (name, detail))
+                continue
+            else:
+                print("%s %s" % (status, name))
+            counts[status] += 1
+    print("inputs: %d, fixed and compiled against the real headers: %d, no fix-it: %d, "
+          "mock-only: %d, failures: %d" % (len(args.inputs), counts["fixed"], counts["clean"],
+                                           counts["mock-only"], failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
