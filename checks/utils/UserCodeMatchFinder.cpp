@@ -9,7 +9,7 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 namespace {
-constexpr llvm::StringLiteral TranslationUnitID = "torch-tidy-translation-unit";
+constexpr llvm::StringLiteral TranslationUnitID = "user-code-match-finder-tu";
 } // namespace
 
 void UserCodeMatchFinder::registerWith(MatchFinder &ClangTidyFinder) {
