@@ -152,6 +152,9 @@ bool isInTemplateInstantiation(const Decl &D) {
 namespace {
 
 using DefSet = std::set<unsigned>;
+/// Definitions whose graph a pass without retain_graph may have freed, each
+/// with the pass that freed it.
+using FreedSet = std::map<unsigned, const CallExpr *>;
 
 /// What the analysis knows about the value of an expression.
 struct Value {
@@ -166,10 +169,14 @@ struct Value {
   const Expr *ValuesRead = nullptr;
   /// The value is a host value read out of a tensor with history, here.
   const Expr *Taint = nullptr;
+  /// The definitions in Graph whose graph, as this value reaches it, may have
+  /// been freed.
+  FreedSet Freed;
 
   void join(const Value &Other) {
     History |= Other.History;
     Graph.insert(Other.Graph.begin(), Other.Graph.end());
+    Freed.insert(Other.Freed.begin(), Other.Freed.end());
     if (!FromValues) {
       FromValues = Other.FromValues;
       ValuesRead = Other.ValuesRead;
@@ -202,12 +209,19 @@ struct State {
   std::map<const VarDecl *, DefSet> Graphs;
   /// Host variables that may hold values read out of a tensor with history.
   std::map<const VarDecl *, const Expr *> Taint;
-  /// Definitions whose graph a pass without retain_graph may have freed.
-  std::map<unsigned, const CallExpr *> Consumed;
+  /// Per local tensor variable, the definitions among those it reaches
+  /// whose graph a pass without retain_graph may have freed. Kept per
+  /// variable, not per definition: a site executed again (in a loop) builds
+  /// a fresh graph for the variable it assigns, while other variables (a
+  /// running total) may still hold the freed graph of its previous
+  /// execution; and at a join, a freed mark stays with the values of the
+  /// path that freed it (`if (c) a = f(x);` does not pair this iteration's
+  /// fresh `a` with the previous iteration's freed one).
+  std::map<const VarDecl *, FreedSet> Freed;
 
   bool operator==(const State &O) const {
     return Reaching == O.Reaching && Graphs == O.Graphs && Taint == O.Taint &&
-           Consumed == O.Consumed;
+           Freed == O.Freed;
   }
   void join(const State &O) {
     for (const auto &[Var, Defs] : O.Reaching)
@@ -216,8 +230,8 @@ struct State {
       Graphs[Var].insert(Defs.begin(), Defs.end());
     for (const auto &[Var, Read] : O.Taint)
       Taint.emplace(Var, Read);
-    for (const auto &[Def, Pass] : O.Consumed)
-      Consumed.emplace(Def, Pass);
+    for (const auto &[Var, Marks] : O.Freed)
+      Freed[Var].insert(Marks.begin(), Marks.end());
   }
 };
 
@@ -402,42 +416,28 @@ private:
       D.ValuesRead = V.ValuesRead;
       DefsChanged = true;
     }
-    DefSet &Reaching = S->Reaching[Var];
-    const bool DropsFreed = llvm::any_of(
-        Reaching, [&](unsigned Old) { return S->Consumed.count(Old) != 0; });
-    Reaching = DefSet{Id};
+    S->Reaching[Var] = DefSet{Id};
     DefSet &Graph = S->Graphs[Var];
     Graph = V.Graph;
     if (D.History)
       Graph.insert(Id);
-    S->Consumed.erase(Id);
-    if (DropsFreed)
-      forgetUnreachableFreedGraphs();
-  }
-
-  /// A freed graph that no variable can reach any more cannot be traversed
-  /// again. Forgetting it keeps the may-analysis from pairing a value of one
-  /// path with the freed mark of another (`loss` recomputed at the end of a
-  /// loop body: the first iteration's value is freed, but never seen again).
-  void forgetUnreachableFreedGraphs() {
-    DefSet Live;
-    for (const auto &[Var, Reaching] : S->Reaching)
-      Live.insert(Reaching.begin(), Reaching.end());
-    for (const auto &[Var, Graph] : S->Graphs)
-      Live.insert(Graph.begin(), Graph.end());
-    for (auto It = S->Consumed.begin(); It != S->Consumed.end();)
-      if (Live.count(It->first))
-        ++It;
-      else
-        It = S->Consumed.erase(It);
+    // The variable's freed marks are those of the value it now holds; the
+    // site's own graph is fresh.
+    FreedSet Freed = V.Freed;
+    Freed.erase(Id);
+    for (auto It = Freed.begin(); It != Freed.end();)
+      It = Graph.count(It->first) ? std::next(It) : Freed.erase(It);
+    if (Freed.empty())
+      S->Freed.erase(Var);
+    else
+      S->Freed[Var] = std::move(Freed);
   }
 
   /// \p Var goes out of scope: its value can no longer be backpropagated.
   void endLifetime(const VarDecl *Var) {
     S->Reaching.erase(Var);
     S->Graphs.erase(Var);
-    if (!S->Consumed.empty())
-      forgetUnreachableFreedGraphs();
+    S->Freed.erase(Var);
   }
 
   Value valueOfVariable(const VarDecl *Var) {
@@ -460,6 +460,8 @@ private:
           V.ValuesRead = D.ValuesRead;
         }
       }
+      if (auto F = S->Freed.find(Var); F != S->Freed.end())
+        V.Freed = F->second;
       return V;
     }
     auto It = S->Taint.find(Var);
@@ -677,7 +679,10 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   // evidence: backward() on it is evidence of history.
   DefSet Reach = Root.Graph;
   DefSet RootDefs;
+  FreedSet Freed = Root.Freed;
   if (const VarDecl *Var = soleVariableOf(passRootOf(Call)); isLocal(Var)) {
+    if (auto F = S->Freed.find(Var); F != S->Freed.end())
+      Freed.insert(F->second.begin(), F->second.end());
     auto It = S->Reaching.find(Var);
     if (It != S->Reaching.end())
       for (unsigned Id : It->second) {
@@ -697,19 +702,19 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
     // latest (closest) shared intermediate.
     std::optional<unsigned> SharedId;
     for (unsigned Id : RootDefs)
-      if (S->Consumed.count(Id)) {
+      if (Freed.count(Id)) {
         SharedId = Id;
         break;
       }
     if (!SharedId)
       for (auto Id = Reach.rbegin(); Id != Reach.rend(); ++Id)
-        if (S->Consumed.count(*Id)) {
+        if (Freed.count(*Id)) {
           SharedId = *Id;
           break;
         }
     if (SharedId) {
       const unsigned Id = *SharedId;
-      auto It = S->Consumed.find(Id);
+      auto It = Freed.find(Id);
       Reported.insert(&Call);
       AutogradFlow::SecondPass P;
       P.Failing = &Call;
@@ -722,10 +727,18 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
     }
   }
 
-  if (graphRetentionOf(Call, Ctx) != GraphRetention::Frees)
+  if (graphRetentionOf(Call, Ctx) != GraphRetention::Frees || Reach.empty())
     return;
-  for (unsigned Id : Reach)
-    S->Consumed.emplace(Id, &Call);
+  // Every variable whose value reaches a freed graph now holds a freed one.
+  auto Mark = [&](const VarDecl *Var, const DefSet &Defs) {
+    for (unsigned Id : Defs)
+      if (Reach.count(Id))
+        S->Freed[Var].emplace(Id, &Call);
+  };
+  for (const auto &[Var, Defs] : S->Reaching)
+    Mark(Var, Defs);
+  for (const auto &[Var, Defs] : S->Graphs)
+    Mark(Var, Defs);
 }
 
 void AutogradFlowBuilder::visitRoot(const Stmt &Root) {

@@ -71,6 +71,24 @@ void loop_on_intermediate_from_before(torch::nn::Linear &model, torch::Tensor x,
   }
 }
 
+// Only some iterations reach the graph built before the loop: the one that
+// takes the branch after another did still fails.
+void loop_on_intermediate_conditionally(torch::nn::Linear &model,
+                                        torch::Tensor x, bool every) {
+  auto features = model(x);
+  torch::Tensor total;
+  for (int it = 0; it < 10; ++it) {
+    auto head = model(x) * 2;
+    if (every || it % 2 == 0)
+      head = features * 2;
+    auto loss = head.sum();
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: backward pass in a loop reaches the graph of 'features', which was built before the loop
+    // CHECK-MESSAGES: :[[@LINE-9]]:8: note: 'features' is computed here, outside the loop
+    total += loss;
+  }
+}
+
 // --- Positive: torch::autograd::grad, then another pass ----------------------------
 
 void grad_then_backward(Net &net, torch::Tensor x) {
@@ -226,6 +244,36 @@ void accumulated_in_inner_loop(torch::nn::Linear &model, torch::Tensor target,
     opt.zero_grad();
     total_loss.backward();
     opt.step();
+  }
+}
+
+// Fuzzing false positive, reduced: a tensor declared in the loop and
+// reassigned on some iterations only, while a running total keeps the
+// previous iteration's (freed) graph alive. Each iteration's tensor is fresh,
+// whichever branch assigned it: a freed mark stays with the values of the path
+// that freed it.
+void conditionally_reassigned_inside_loop(torch::nn::Linear &model,
+                                          torch::Tensor x) {
+  torch::Tensor total;
+  for (int it = 0; it < 10; ++it) {
+    auto a0 = model(x);
+    auto a1 = a0 + a0;
+    if (it % 2 == 0)
+      a1 = a0 * a0;
+    auto loss = a1.sum();
+    loss.backward();
+    total += loss;
+  }
+  torch::Tensor running;
+  torch::Tensor a2 = model(x);
+  for (int it = 0; it < 10; ++it) {
+    if (it % 3 == 0)
+      a2 = model(x) * 2;
+    else
+      a2 = model(x);
+    auto loss = a2.mean();
+    loss.backward();
+    running = running + loss;
   }
 }
 
