@@ -11,6 +11,11 @@ The best of --repeat runs is kept for each number. Then it checks the targets: a
 checks together below --max-share of the run on every TU, and check time growing at most
 about linearly with the main file (16x file -> <= 16x check time, with slack --slack).
 
+It also times one long training function (gen_training.py --long, --long-sizes statement
+groups in one loop body) and reports each check's growth with the function's size. That
+series has no target: the graph checks' dataflow is quadratic in the size of a single
+function (docs/performance.md says by how much).
+
   bench/bench.py --torch-tidy build/bin/torch-tidy [--repeat 3] [--markdown out.md]
 Exit status 1 if a target is missed, 2 on bad arguments.
 """
@@ -60,6 +65,8 @@ def main():
     p.add_argument("--max-share", type=float, default=2.0, help="percent")
     p.add_argument("--slack", type=float, default=1.25, help="allowed factor over linear growth")
     p.add_argument("--sizes", default="1,4,16")
+    p.add_argument("--long-sizes", default="25,100",
+                   help="statement groups in the long-function series (empty: none)")
     p.add_argument("--markdown", default=None)
     args = p.parse_args()
     for exe in (args.torch_tidy, args.clangxx):
@@ -68,10 +75,11 @@ def main():
             return 2
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
+        long_sizes = [int(s) for s in args.long_sizes.split(",") if s.strip()]
     except ValueError:
-        sys.stderr.write("bench: --sizes must be comma-separated integers\n")
+        sys.stderr.write("bench: --sizes and --long-sizes must be comma-separated integers\n")
         return 2
-    if args.repeat < 1 or any(s < 1 for s in sizes):
+    if args.repeat < 1 or any(s < 1 for s in sizes + long_sizes):
         sys.stderr.write("bench: --repeat and --sizes must be positive\n")
         return 2
 
@@ -84,6 +92,12 @@ def main():
             subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_training.py"), str(n)],
                            stdout=f, check=True)
         tus.append(("generated %dx" % n, path, flags))
+    for n in long_sizes:
+        path = os.path.join(tmp, "long_%d.cpp" % n)
+        with open(path, "w") as f:
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_training.py"), "--long", str(n)],
+                           stdout=f, check=True)
+        tus.append(("long function %d" % n, path, flags))
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*", "*.cpp"))):
         tus.append((os.path.relpath(path, ROOT), path, flags))
     for path in sorted(glob.glob(os.path.join(ROOT, "test", "runtime", "*_test.cpp"))):
@@ -112,6 +126,14 @@ def main():
             if n > 1 and ratio > n * args.slack:
                 failures.append("generated %dx: check time grew %.1fx (target <= ~%dx)" % (n, ratio, n))
 
+    longs = sorted((int(r[0].split()[-1]), r) for r in rows if r[0].startswith("long function"))
+    long_growth = []
+    if len(longs) > 1:
+        n0, r0 = longs[0]
+        for n, r in longs[1:]:
+            long_growth.append((n0, n, {c: r[5].get(c, 0.0) / max(r0[5].get(c, 0.0), 1e-4)
+                                        for c in sorted(all_checks)}))
+
     checks = sorted(all_checks)
     lines = ["| TU | parse floor (s) | torch-tidy (s) | torch checks (s) | share | " +
              " | ".join(c.replace("torch-", "") for c in checks) + " |",
@@ -124,6 +146,13 @@ def main():
     lines.append("|---|---|---|")
     for n, t, ratio in growth:
         lines.append("| %dx | %.3f | %.1fx |" % (n, t, ratio))
+    if long_growth:
+        lines.append("")
+        lines.append("| long function | " + " | ".join(c.replace("torch-", "") for c in checks) + " |")
+        lines.append("|" + "---|" * (1 + len(checks)))
+        for n0, n, per in long_growth:
+            lines.append("| %d -> %d groups (%.0fx) | %s |" % (
+                n0, n, n / n0, " | ".join("%.1fx" % per[c] for c in checks)))
     table = "\n".join(lines)
     print()
     print(table)

@@ -18,8 +18,8 @@ namespace {
 std::optional<FixItHint> retainGraphFix(const CallExpr &First,
                                         const SourceManager &SM,
                                         const LangOptions &LangOpts) {
-  if (First.getBeginLoc().isMacroID() || First.getEndLoc().isMacroID() ||
-      !isInUserCode(First.getBeginLoc(), SM))
+  if (beginLoc(First).isMacroID() || endLoc(First).isMacroID() ||
+      !isInUserCode(beginLoc(First), SM))
     return std::nullopt;
   if (const Expr *Retain = writtenRetainGraphArg(First)) {
     CharSourceRange Range = Lexer::makeFileCharRange(
@@ -84,14 +84,14 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
   const LangOptions &LangOpts = Result.Context->getLangOpts();
   llvm::SmallPtrSet<const CallExpr *, 4> Fixed;
   for (const AutogradFlow::SecondPass &P : Flow->secondPasses()) {
-    if (!isInUserCode(SM.getSpellingLoc(P.Failing->getBeginLoc()), SM))
+    if (!isInUserCode(SM.getSpellingLoc(beginLoc(*P.Failing)), SM))
       continue;
     const StringRef Shared = P.Shared ? P.Shared->getName() : "the loss";
     const bool FirstIsGrad = isAutogradGradCall(*P.First);
 
     if (P.First == P.Failing) {
       // The same call, again in the next iteration of a loop.
-      diag(P.Failing->getBeginLoc(),
+      diag(beginLoc(*P.Failing),
            "backward pass in a loop reaches the graph of '%0', which was "
            "built before the loop and is freed by the first iteration; "
            "compute '%0' inside the loop, or pass retain_graph=true")
@@ -112,14 +112,14 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
       // --fix), although it edits the first pass.
       DiagnosticBuilder Warning = [&] {
         if (FirstIsGrad)
-          return diag(P.Failing->getBeginLoc(),
+          return diag(beginLoc(*P.Failing),
                       "backward pass through the graph of '%0', which "
                       "torch::autograd::grad already freed; pass "
                       "retain_graph=true to torch::autograd::grad")
                  << Shared;
         if (P.FirstRoot && P.FailingRoot && P.FirstRoot != P.FailingRoot &&
             P.Shared != P.FailingRoot)
-          return diag(P.Failing->getBeginLoc(),
+          return diag(beginLoc(*P.Failing),
                       "backward pass through '%0' reaches the graph of '%1', "
                       "whose buffers an earlier backward pass freed; pass "
                       "retain_graph=true to the first pass, or backpropagate "
@@ -128,12 +128,12 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
                  << P.FirstRoot->getName();
         if (P.FailingRoot && P.Shared == P.FailingRoot &&
             P.FirstRoot == P.FailingRoot)
-          return diag(P.Failing->getBeginLoc(),
+          return diag(beginLoc(*P.Failing),
                       "second backward pass through the graph of '%0', whose "
                       "buffers the first pass freed; pass retain_graph=true "
                       "to the first pass, or recompute '%0' in between")
                  << Shared;
-        return diag(P.Failing->getBeginLoc(),
+        return diag(beginLoc(*P.Failing),
                     "backward pass reaches the graph of '%0', whose buffers "
                     "an earlier backward pass freed; pass retain_graph=true "
                     "to the first pass, or backpropagate once through the sum "
@@ -143,7 +143,7 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
       if (Fix)
         Warning << *Fix;
     }
-    diag(P.First->getBeginLoc(),
+    diag(beginLoc(*P.First),
          "the first pass, which frees the graph, is here", DiagnosticIDs::Note);
   }
 }

@@ -197,7 +197,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
-  if (!isInUserCode(SM.getSpellingLoc(Forward->getBeginLoc()), SM) ||
+  if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Forward)), SM) ||
       !Parents.isOwnCode(*Forward, *Fn))
     return;
   const auto Loops = enclosingLoops(*Forward, *Fn, Parents);
@@ -214,17 +214,17 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   llvm::SmallVector<const FunctionFacts *, 2> Around = {&factsOf(*Outer, Ctx)};
   if (Fn != Outer && Fn->isTemplateInstantiation())
     Around.push_back(&factsOf(*Fn, Ctx));
-  const SourceLocation ForwardLoc = SM.getExpansionLoc(Forward->getBeginLoc());
+  const SourceLocation ForwardLoc = SM.getExpansionLoc(beginLoc(*Forward));
   const CallExpr *LastModeCall = nullptr;
   for (const FunctionFacts *F : Around) {
     if (F->SetsGradMode)
       return;
     for (const CallExpr *Call : F->ModeCalls) {
-      const SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+      const SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
       if (SM.isBeforeInTranslationUnit(Loc, ForwardLoc) &&
           (!LastModeCall ||
            SM.isBeforeInTranslationUnit(
-               SM.getExpansionLoc(LastModeCall->getBeginLoc()), Loc)))
+               SM.getExpansionLoc(beginLoc(*LastModeCall)), Loc)))
         LastModeCall = Call;
     }
   }
@@ -264,12 +264,12 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     }
   if (!EvalLoop)
     return;
-  if (!ReportedLoops.insert(EvalLoop->getBeginLoc()).second)
+  if (!ReportedLoops.insert(beginLoc(*EvalLoop)).second)
     return;
 
   {
     auto Diag =
-        diag(Forward->getBeginLoc(),
+        diag(beginLoc(*Forward),
              "module forward in an evaluation loop without a "
              "gradient-disabling guard records an autograd graph on every "
              "iteration; add 'torch::NoGradGuard no_grad;' before the loop");
@@ -277,7 +277,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     // Fix-it: the guard on its own line before the loop, in the loop's block.
     const auto *Block =
         dyn_cast_or_null<CompoundStmt>(Parents.parentOf(*EvalLoop, *Fn));
-    SourceLocation LoopLoc = EvalLoop->getBeginLoc();
+    SourceLocation LoopLoc = beginLoc(*EvalLoop);
     // The guard lives until the end of the block: not if later statements of
     // the block train, and not twice in one block (the first one covers the
     // rest of the block).
@@ -291,7 +291,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       }
     }
     if (Block && LoopLoc.isFileID() && !LaterStatementsTrain &&
-        GuardedBlocks.insert(Block->getBeginLoc()).second) {
+        GuardedBlocks.insert(beginLoc(*Block)).second) {
       const std::string Guard =
           "torch::NoGradGuard " +
           freshGuardName(*EvalLoop, *Block, *Fn, Parents) + ";";
@@ -307,7 +307,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     }
   }
   if (EvalCall)
-    diag(EvalCall->getBeginLoc(), "module put into evaluation mode here",
+    diag(beginLoc(*EvalCall), "module put into evaluation mode here",
          DiagnosticIDs::Note);
 }
 

@@ -98,7 +98,7 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   // A call spelled inside a macro of LibTorch or of a system header is not the
   // user's to fix.
-  if (!isInUserCode(SM.getSpellingLoc(Call->getBeginLoc()), SM))
+  if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Call)), SM))
     return;
 
   const std::string Name = Fn->getQualifiedNameAsString();
@@ -113,7 +113,7 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
                     : Name == "torch::jit::load"
                         ? "torch::jit::load"
                         : "InputArchive::load_from";
-  auto Diag = diag(Call->getBeginLoc(),
+  auto Diag = diag(beginLoc(*Call),
                    "%0 without a device restores tensors onto the device they "
                    "were saved from and fails on a host without it; pass the "
                    "device to load onto")
@@ -147,11 +147,11 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       CharSourceRange::getTokenRange(Slot.LastWritten->getSourceRange()), SM,
       LangOpts);
   // No fix-it inside a macro body: the edit would change every expansion.
-  if (LastArg.isInvalid() || Call->getBeginLoc().isMacroID() !=
-                                 Call->getEndLoc().isMacroID())
+  if (LastArg.isInvalid() || beginLoc(*Call).isMacroID() !=
+                                 endLoc(*Call).isMacroID())
     return;
-  if (Call->getBeginLoc().isMacroID() &&
-      !SM.isMacroArgExpansion(Call->getBeginLoc()))
+  if (beginLoc(*Call).isMacroID() &&
+      !SM.isMacroArgExpansion(beginLoc(*Call)))
     return;
   Diag << FixItHint::CreateInsertion(LastArg.getEnd(), ", " + Device);
 }

@@ -40,8 +40,8 @@ bool isPerIterationVariable(const VarDecl &VD, const Stmt &Loop,
   if (!Body)
     return false;
   SourceLocation Loc = SM.getExpansionLoc(VD.getLocation());
-  return SM.isPointWithin(Loc, SM.getExpansionLoc(Body->getBeginLoc()),
-                          SM.getExpansionLoc(Body->getEndLoc()));
+  return SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Body)),
+                          SM.getExpansionLoc(endLoc(*Body)));
 }
 
 /// True if the accumulator \p Acc survives from one iteration of \p Loop to
@@ -136,7 +136,7 @@ void LossAccumulatedWithoutItemCheck::check(
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (!isInUserCode(SM.getSpellingLoc(Accumulation->getBeginLoc()), SM) ||
+  if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Accumulation)), SM) ||
       !Parents.isOwnCode(*Accumulation, *Fn))
     return;
 
@@ -156,7 +156,7 @@ void LossAccumulatedWithoutItemCheck::check(
     if (!isTensorType(Value->getType()))
       return;
   }
-  if (!Value || Reported.contains(Accumulation->getBeginLoc()))
+  if (!Value || Reported.contains(beginLoc(*Accumulation)))
     return;
 
   // The innermost training loop the accumulator outlives.
@@ -177,11 +177,11 @@ void LossAccumulatedWithoutItemCheck::check(
     return;
   // Terms summed into a tensor that is itself backpropagated (a multi-term
   // loss, gradient accumulation) are meant to keep their graphs.
-  if (isBackpropagatedIn(*AccEntity, *Fn))
+  if (isBackpropagatedIn(*AccEntity, *Fn, Parents))
     return;
 
-  Reported.insert(Accumulation->getBeginLoc());
-  auto Diag = diag(Accumulation->getBeginLoc(),
+  Reported.insert(beginLoc(*Accumulation));
+  auto Diag = diag(beginLoc(*Accumulation),
                    "tensor with autograd history accumulated into %0 keeps "
                    "every training iteration's graph alive; accumulate "
                    "'.item<double>()' of it, or '.detach()' it")
@@ -194,8 +194,8 @@ void LossAccumulatedWithoutItemCheck::check(
       Ctx.getLangOpts());
   if (Range.isInvalid())
     return;
-  if (Written->getBeginLoc().isMacroID() &&
-      !SM.isMacroArgExpansion(Written->getBeginLoc()))
+  if (beginLoc(*Written).isMacroID() &&
+      !SM.isMacroArgExpansion(beginLoc(*Written)))
     return;
   if (needsParentheses(*Written))
     Diag << FixItHint::CreateInsertion(Range.getBegin(), "(")

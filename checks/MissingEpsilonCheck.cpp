@@ -110,11 +110,11 @@ GradModeEffect gradModeAt(const Stmt &S, const Stmt &Target,
                           const SourceManager &SM, GradModeEffect Current) {
   if (&S == &Target)
     return Current;
-  SourceLocation Loc = SM.getExpansionLoc(Target.getBeginLoc());
+  SourceLocation Loc = SM.getExpansionLoc(beginLoc(Target));
   auto Contains = [&](const Stmt *Child) {
     return Child &&
-           SM.isPointWithin(Loc, SM.getExpansionLoc(Child->getBeginLoc()),
-                            SM.getExpansionLoc(Child->getEndLoc()));
+           SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Child)),
+                            SM.getExpansionLoc(endLoc(*Child)));
   };
   for (const Stmt *Child : S.children()) {
     if (Contains(Child))
@@ -196,10 +196,10 @@ std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
   SourceLocation NameLoc = Softmax->Member ? memberNameLoc(Softmax->Member)
                                            : calleeNameLoc(Softmax->Call);
   const Expr *Written = Operand->IgnoreImplicit();
-  SourceLocation LogBegin = Log.Call->getBeginLoc();
-  SourceLocation LogEnd = Log.Call->getEndLoc();
-  SourceLocation OpBegin = Written->getBeginLoc();
-  SourceLocation OpEnd = Written->getEndLoc();
+  SourceLocation LogBegin = beginLoc(*Log.Call);
+  SourceLocation LogEnd = endLoc(*Log.Call);
+  SourceLocation OpBegin = beginLoc(*Written);
+  SourceLocation OpEnd = endLoc(*Written);
   for (SourceLocation L : {NameLoc, LogBegin, LogEnd, OpBegin, OpEnd})
     if (L.isInvalid() || L.isMacroID())
       return std::nullopt;
@@ -297,11 +297,11 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   // recorded whose body contains it.
   const FunctionDecl *Enclosing = nullptr;
   {
-    SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+    SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
     for (const FunctionDecl *Fn : llvm::reverse(Functions)) {
       const Stmt *Body = Fn->getBody();
-      if (SM.isPointWithin(Loc, SM.getExpansionLoc(Body->getBeginLoc()),
-                           SM.getExpansionLoc(Body->getEndLoc()))) {
+      if (SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Body)),
+                           SM.getExpansionLoc(endLoc(*Body)))) {
         Enclosing = Fn;
         break;
       }
@@ -315,12 +315,12 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   const LangOptions &LangOpts = Ctx.getLangOpts();
   // An operation spelled inside a macro of LibTorch or of a system header is
   // not the user's to fix.
-  if (!isInUserCode(SM.getSpellingLoc(Call->getBeginLoc()), SM))
+  if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Call)), SM))
     return;
   // No fix-it when the operation comes out of a macro: the edit would change
   // every expansion.
   const bool CanFix =
-      !Call->getBeginLoc().isMacroID() && !Call->getEndLoc().isMacroID();
+      !beginLoc(*Call).isMacroID() && !endLoc(*Call).isMacroID();
   BoundaryAnalysis Analysis(Ctx, EpsilonNamesRegex);
   auto GradModeOff = [&] {
     return Enclosing && gradModeOffAt(*Enclosing->getBody(), *Call, SM);
@@ -330,7 +330,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
     if (!VD)
       return;
     const Expr *Def = Analysis.definitionOf(VD);
-    diag(Def ? Def->getBeginLoc() : VD->getLocation(), "%0 gets its value here",
+    diag(Def ? beginLoc(*Def) : VD->getLocation(), "%0 gets its value here",
          DiagnosticIDs::Note)
         << VD;
   };
@@ -387,7 +387,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Operand)
     return;
   const SourceLocation Loc =
-      Op->Member ? memberNameLoc(Op->Member) : Call->getBeginLoc();
+      Op->Member ? memberNameLoc(Op->Member) : beginLoc(*Call);
   // The operand is the object of a member call: `x + eps` needs parentheses.
   const bool IsMethod = Op->Object != nullptr;
   const bool CanFixOperand =

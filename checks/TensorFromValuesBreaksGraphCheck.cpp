@@ -26,10 +26,10 @@ void TensorFromValuesBreaksGraphCheck::check(
 
   const SourceManager &SM = *Result.SourceManager;
   for (const AutogradFlow::BrokenGraph &B : Flow->brokenGraphs()) {
-    if (!isInUserCode(SM.getSpellingLoc(B.Construction->getBeginLoc()), SM))
+    if (!isInUserCode(SM.getSpellingLoc(beginLoc(*B.Construction)), SM))
       continue;
     const FunctionDecl *Factory = B.Construction->getDirectCallee();
-    diag(B.Construction->getBeginLoc(),
+    diag(beginLoc(*B.Construction),
          "%0 builds a tensor without autograd history from values read out "
          "of a tensor that has it, so no gradient flows back through it; "
          "build it from the tensors with torch::stack or torch::cat")
@@ -40,17 +40,17 @@ void TensorFromValuesBreaksGraphCheck::check(
            DiagnosticIDs::Note);
     switch (B.Kind) {
     case AutogradFlow::GradientUse::ReturnedFromForward:
-      diag(B.Use->getBeginLoc(),
+      diag(beginLoc(*B.Use),
            "the new tensor is returned from forward() here",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::LossPrediction:
-      diag(B.Use->getBeginLoc(),
+      diag(beginLoc(*B.Use),
            "the new tensor is the prediction of this loss",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::Backpropagated:
-      diag(B.Use->getBeginLoc(),
+      diag(beginLoc(*B.Use),
            "the new tensor is backpropagated here, with no other autograd "
            "history",
            DiagnosticIDs::Note);

@@ -55,6 +55,10 @@ for other in sorted(glob.glob("/usr/bin/clang-tidy-[0-9]*")):
         config.available_features.add("other-clang-tidy")
         config.substitutions.append(("%other_clang_tidy", other))
         break
+# From LLVM 22 on, clang-tidy's default header filter is '.*' (diagnostics from
+# every non-system header); before, it was empty (main files only).
+if int(config.llvm_version_major) >= 22:
+    config.available_features.add("tidy-headers-by-default")
 if os.path.exists(os.path.join(build, "bin", "torch-clangd")):
     config.available_features.add("torch-clangd")
 

@@ -559,7 +559,7 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
     if (isTensorValued(Var->getType())) {
       if (Compound)
         R.join(valueOfVariable(Var));
-      define(Var, &Site, Site.getBeginLoc(), R);
+      define(Var, &Site, beginLoc(Site), R);
       return valueOfVariable(Var);
     }
     if (R.Taint)
@@ -659,7 +659,7 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
         if (isTensorValued(Var->getType())) {
           Value V = filterByType(AllArgs, Var->getType());
           V.join(valueOfVariable(Var));
-          define(Var, &Call, Call.getBeginLoc(), V);
+          define(Var, &Call, beginLoc(Call), V);
         } else if (AllArgs.Taint) {
           S->Taint.emplace(Var, AllArgs.Taint);
         }
@@ -894,12 +894,12 @@ bool AutogradFlowBuilder::run() {
   }
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::sort(Out.SecondPasses, [&](const auto &A, const auto &B) {
-    return SM.isBeforeInTranslationUnit(A.Failing->getBeginLoc(),
-                                        B.Failing->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Failing),
+                                        beginLoc(*B.Failing));
   });
   llvm::sort(Out.BrokenGraphs, [&](const auto &A, const auto &B) {
-    return SM.isBeforeInTranslationUnit(A.Construction->getBeginLoc(),
-                                        B.Construction->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Construction),
+                                        beginLoc(*B.Construction));
   });
   return true;
 }

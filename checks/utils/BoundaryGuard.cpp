@@ -520,15 +520,15 @@ BoundaryAnalysis::definitionsAt(const VarDecl *VD, const Expr *Use) {
   if (!W.Known)
     return Defs;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation UseLoc = Use ? Use->getBeginLoc() : SourceLocation();
+  SourceLocation UseLoc = Use ? beginLoc(*Use) : SourceLocation();
   if (W.Init)
     Defs.push_back(W.Init);
   for (const auto &[Write, Value] : W.Writes) {
     // The write the use is part of (`g = g / g.sum()`, `k /= k.sum()`)
     // happens after the use is read.
     if (UseLoc.isValid() &&
-        !SM.isBeforeInTranslationUnit(UseLoc, Write->getBeginLoc()) &&
-        !SM.isBeforeInTranslationUnit(Write->getEndLoc(), UseLoc))
+        !SM.isBeforeInTranslationUnit(UseLoc, beginLoc(*Write)) &&
+        !SM.isBeforeInTranslationUnit(endLoc(*Write), UseLoc))
       continue;
     if (!Value)
       return {}; // Modified in place: what reaches the use is not known.

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -424,8 +425,17 @@ GradModeEffect gradModeEffectOf(const VarDecl &VD) {
   return Enabled ? GradModeEffect::Enables : GradModeEffect::Disables;
 }
 
+namespace {
+bool declaresGradModeGuard(const FunctionDecl &Fn, BodyParents &Parents);
+} // namespace
+
 bool hasNoGradGuardInScope(const Stmt &S, const FunctionDecl &Fn,
                            BodyParents &Parents) {
+  // Most training functions declare no guard at all: say so without scanning
+  // every statement before \p S, once per query.
+  const FunctionDecl *Outer = outermostFunction(S, Fn, Parents);
+  if (Outer && !declaresGradModeGuard(*Outer, Parents))
+    return false;
   const auto Guards = visibleLocalVariables(
       S, Fn, Parents,
       [](const VarDecl &VD) {
@@ -702,6 +712,50 @@ bool containsHistoryRemovingCallOn(const Expr *E, const ValueDecl &D) {
   return Found;
 }
 
+} // namespace
+
+struct BodyParents::Facts {
+  /// The body (with its lambdas) or a parameter declares a grad-mode guard.
+  std::optional<bool> DeclaresGuard;
+  std::optional<Definitions> Defs;
+  /// The variables and fields that reach a backward pass (isBackpropagatedIn).
+  std::optional<llvm::SmallPtrSet<const ValueDecl *, 16>> Backpropagated;
+};
+
+namespace {
+
+/// True if \p Fn, a lambda in its body, or a declaration in its body is a
+/// grad-mode guard (NoGradGuard, InferenceMode, AutoGradMode).
+bool declaresGradModeGuard(const FunctionDecl &Fn, BodyParents &Parents) {
+  BodyParents::Facts &F = Parents.factsOf(Fn);
+  if (F.DeclaresGuard)
+    return *F.DeclaresGuard;
+  auto IsGuard = [](const VarDecl *VD) {
+    return VD && gradModeEffectOf(*VD) != GradModeEffect::None;
+  };
+  bool Found = llvm::any_of(Fn.parameters(), IsGuard);
+  if (!Found && Fn.getBody())
+    forEachStmt(Fn.getBody(), [&](const Stmt &S) {
+      if (Found)
+        return;
+      if (const auto *DS = dyn_cast<DeclStmt>(&S))
+        Found = llvm::any_of(DS->decls(), [&](const Decl *D) {
+          return IsGuard(dyn_cast<VarDecl>(D));
+        });
+      else if (const auto *Lambda = dyn_cast<LambdaExpr>(&S))
+        Found = llvm::any_of(Lambda->getCallOperator()->parameters(), IsGuard);
+    });
+  F.DeclaresGuard = Found;
+  return Found;
+}
+
+const Definitions &definitionsOf(const FunctionDecl &Fn, BodyParents &Parents) {
+  BodyParents::Facts &F = Parents.factsOf(Fn);
+  if (!F.Defs)
+    F.Defs = collectDefinitions(Fn.getBody());
+  return *F.Defs;
+}
+
 class HistoryEvidence {
 public:
   explicit HistoryEvidence(BodyParents &Parents) : Parents(Parents) {}
@@ -768,11 +822,7 @@ private:
         dyn_cast_or_null<FunctionDecl>(VD.getParentFunctionOrMethod());
     if (!Fn || !Fn->getBody())
       return false;
-    auto DefsIt = DefinitionsOf.find(Fn);
-    if (DefsIt == DefinitionsOf.end())
-      DefsIt =
-          DefinitionsOf.try_emplace(Fn, collectDefinitions(Fn->getBody())).first;
-    const Definitions &Defs = DefsIt->second;
+    const Definitions &Defs = definitionsOf(*Fn, Parents);
     bool Result = Defs.Backpropagated.contains(&VD);
     if (!Result)
       if (auto ValuesIt = Defs.Values.find(&VD); ValuesIt != Defs.Values.end())
@@ -787,7 +837,6 @@ private:
 
   BodyParents &Parents;
   llvm::DenseMap<const VarDecl *, bool> Known;
-  llvm::DenseMap<const FunctionDecl *, Definitions> DefinitionsOf;
 };
 
 } // namespace
@@ -881,11 +930,15 @@ bool hasAutogradHistory(const Expr &E, const FunctionDecl &Fn,
   return HistoryEvidence(Parents).of(&E, Fn);
 }
 
-bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn) {
+bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn,
+                        BodyParents &Parents) {
   if (!Fn.getBody())
     return false;
-  const Definitions Defs = collectDefinitions(Fn.getBody());
-  llvm::SmallPtrSet<const ValueDecl *, 16> Reached;
+  BodyParents::Facts &F = Parents.factsOf(Fn);
+  if (F.Backpropagated)
+    return F.Backpropagated->contains(&D);
+  const Definitions &Defs = definitionsOf(Fn, Parents);
+  auto &Reached = F.Backpropagated.emplace();
   llvm::SmallVector<const ValueDecl *, 16> Work;
   auto Reach = [&](const Expr *E) {
     forEachNamedEntity(E, [&](const ValueDecl &V) {
@@ -897,8 +950,6 @@ bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn) {
     Reach(Root);
   while (!Work.empty()) {
     const ValueDecl *V = Work.pop_back_val();
-    if (V == &D)
-      return true;
     if (auto It = Defs.Values.find(V); It != Defs.Values.end())
       for (const Expr *Value : It->second)
         Reach(Value);
@@ -913,6 +964,7 @@ struct BodyParents::Body {
   /// The lambda expressions in the body, by closure class: where a lambda's
   /// call operator (also an instantiated generic one) is written.
   llvm::DenseMap<const CXXRecordDecl *, const LambdaExpr *> Lambdas;
+  Facts Evidence;
 };
 
 BodyParents::BodyParents() = default;
@@ -933,6 +985,10 @@ BodyParents::Body &BodyParents::bodyOf(const FunctionDecl &Fn) {
     }
   }
   return *Slot;
+}
+
+BodyParents::Facts &BodyParents::factsOf(const FunctionDecl &Fn) {
+  return bodyOf(Fn).Evidence;
 }
 
 const Stmt *BodyParents::parentOf(const Stmt &S, const FunctionDecl &Fn) {

@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
+#include <type_traits>
 
 namespace clang::tidy::torch {
 
@@ -36,11 +37,24 @@ bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM);
 /// a LibTorch header.
 bool isInUserCode(SourceLocation Loc, const SourceManager &SM);
 
+/// Where \p S begins (ends) as written. Asks through Stmt, which dispatches to
+/// the node's own class: from LLVM 21 on, CallExpr::getBeginLoc() called on an
+/// overloaded-operator call (`model(x)`, `a + b`) through a CallExpr pointer
+/// returns the callee's location (the operator), and CallExpr::getEndLoc() the
+/// location of the closing parenthesis only. Use these for every statement or
+/// expression whose static type may be CallExpr.
+inline SourceLocation beginLoc(const Stmt &S) { return S.getBeginLoc(); }
+inline SourceLocation endLoc(const Stmt &S) { return S.getEndLoc(); }
+
 /// Matches nodes whose expansion location is user code (see isInUserCode).
 AST_POLYMORPHIC_MATCHER(isExpansionInUserCode,
                         AST_POLYMORPHIC_SUPPORTED_TYPES(Decl, Stmt, TypeLoc)) {
-  return isInUserCode(Node.getBeginLoc(),
-                      Finder->getASTContext().getSourceManager());
+  SourceLocation Begin;
+  if constexpr (std::is_base_of_v<Stmt, NodeType>)
+    Begin = beginLoc(Node);
+  else
+    Begin = Node.getBeginLoc();
+  return isInUserCode(Begin, Finder->getASTContext().getSourceManager());
 }
 
 // --- Types -----------------------------------------------------------------------
@@ -129,6 +143,13 @@ public:
 
   /// Forgets every body (at the end of a translation unit).
   void clear();
+
+  /// What LibTorch.cpp's autograd evidence (hasAutogradHistory,
+  /// isBackpropagatedIn) computes once per body and shares between queries:
+  /// without it, each query would scan the whole function again (quadratic
+  /// in a long training loop).
+  struct Facts;
+  Facts &factsOf(const FunctionDecl &Fn);
 
 private:
   struct Body;
@@ -308,8 +329,10 @@ bool hasAutogradHistory(const Expr &E, const FunctionDecl &Fn,
 /// torch::autograd::grad differentiates, directly or through variables
 /// computed from it (`total = a + b; total.backward()`,
 /// `torch::stack(losses).sum().backward()`). Values passed through detach()
-/// or item() do not count.
-bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn);
+/// or item() do not count. The variables that reach a pass are computed once
+/// per function (\p Parents keeps them).
+bool isBackpropagatedIn(const ValueDecl &D, const FunctionDecl &Fn,
+                        BodyParents &Parents);
 
 } // namespace clang::tidy::torch
 
