@@ -9,10 +9,13 @@
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/PointerUnion.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 namespace clang::tidy::torch {
@@ -151,10 +154,100 @@ bool isInTemplateInstantiation(const Decl &D) {
 
 namespace {
 
-using DefSet = std::set<unsigned>;
+/// A set of definition ids, kept sorted in a small vector: most values reach
+/// one to three definitions, and every block of the dataflow copies, joins and
+/// compares the sets of all variables in scope (a node-based std::set made the
+/// allocator the analysis' main cost).
+class DefSet {
+public:
+  DefSet() = default;
+  DefSet(std::initializer_list<unsigned> Init) {
+    for (unsigned Id : Init)
+      insert(Id);
+  }
+  auto begin() const { return Ids.begin(); }
+  auto end() const { return Ids.end(); }
+  auto rbegin() const { return Ids.rbegin(); }
+  auto rend() const { return Ids.rend(); }
+  bool empty() const { return Ids.empty(); }
+  void clear() { Ids.clear(); }
+  bool count(unsigned Id) const {
+    return std::binary_search(Ids.begin(), Ids.end(), Id);
+  }
+  void insert(unsigned Id) {
+    auto It = std::lower_bound(Ids.begin(), Ids.end(), Id);
+    if (It == Ids.end() || *It != Id)
+      Ids.insert(It, Id);
+  }
+  void insertAll(const DefSet &O) {
+    if (O.Ids.empty() || O.Ids == Ids)
+      return;
+    if (Ids.empty()) {
+      Ids = O.Ids;
+      return;
+    }
+    llvm::SmallVector<unsigned, 4> Union;
+    Union.reserve(Ids.size() + O.Ids.size());
+    std::set_union(Ids.begin(), Ids.end(), O.Ids.begin(), O.Ids.end(),
+                   std::back_inserter(Union));
+    Ids = std::move(Union);
+  }
+  bool operator==(const DefSet &O) const { return Ids == O.Ids; }
+
+private:
+  llvm::SmallVector<unsigned, 4> Ids;
+};
+
 /// Definitions whose graph a pass without retain_graph may have freed, each
-/// with the pass that freed it.
-using FreedSet = std::map<unsigned, const CallExpr *>;
+/// with the (first recorded) pass that freed it; sorted by definition id.
+class FreedSet {
+public:
+  using Mark = std::pair<unsigned, const CallExpr *>;
+  auto begin() const { return Marks.begin(); }
+  auto end() const { return Marks.end(); }
+  bool empty() const { return Marks.empty(); }
+  bool count(unsigned Id) const { return lookup(Id) != nullptr; }
+  /// The pass that freed \p Id, or null.
+  const CallExpr *lookup(unsigned Id) const {
+    auto It = find(Id);
+    return It != Marks.end() && It->first == Id ? It->second : nullptr;
+  }
+  /// Records that \p Pass freed \p Id, unless a pass is already recorded.
+  void emplace(unsigned Id, const CallExpr *Pass) {
+    auto It = find(Id);
+    if (It == Marks.end() || It->first != Id)
+      Marks.insert(It, {Id, Pass});
+  }
+  void insertAll(const FreedSet &O) {
+    if (O.Marks.empty() || O.Marks == Marks)
+      return;
+    for (const Mark &M : O.Marks)
+      emplace(M.first, M.second);
+  }
+  void erase(unsigned Id) {
+    auto It = find(Id);
+    if (It != Marks.end() && It->first == Id)
+      Marks.erase(It);
+  }
+  /// Keeps only the marks of definitions in \p Defs.
+  void keepOnly(const DefSet &Defs) {
+    llvm::erase_if(Marks, [&](const Mark &M) { return !Defs.count(M.first); });
+  }
+  bool operator==(const FreedSet &O) const { return Marks == O.Marks; }
+
+private:
+  llvm::SmallVector<Mark, 2>::const_iterator find(unsigned Id) const {
+    return std::lower_bound(
+        Marks.begin(), Marks.end(), Id,
+        [](const Mark &M, unsigned Key) { return M.first < Key; });
+  }
+  llvm::SmallVector<Mark, 2>::iterator find(unsigned Id) {
+    return std::lower_bound(
+        Marks.begin(), Marks.end(), Id,
+        [](const Mark &M, unsigned Key) { return M.first < Key; });
+  }
+  llvm::SmallVector<Mark, 2> Marks;
+};
 
 /// What the analysis knows about the value of an expression.
 struct Value {
@@ -175,8 +268,8 @@ struct Value {
 
   void join(const Value &Other) {
     History |= Other.History;
-    Graph.insert(Other.Graph.begin(), Other.Graph.end());
-    Freed.insert(Other.Freed.begin(), Other.Freed.end());
+    Graph.insertAll(Other.Graph);
+    Freed.insertAll(Other.Freed);
     if (!FromValues) {
       FromValues = Other.FromValues;
       ValuesRead = Other.ValuesRead;
@@ -200,38 +293,105 @@ struct Definition {
   const Expr *ValuesRead = nullptr;
 };
 
+/// What the analysis knows about one local tensor variable on a path.
+struct TensorFacts {
+  /// Definitions that may reach the variable.
+  DefSet Reaching;
+  /// The definitions (with history) whose graph the variable's value may
+  /// reach. Flow-sensitive: a definition that is executed again (in a loop)
+  /// may have been computed from different values on each path.
+  DefSet Graph;
+  /// The definitions among those it reaches whose graph a pass without
+  /// retain_graph may have freed. Kept per variable, not per definition: a
+  /// site executed again (in a loop) builds a fresh graph for the variable it
+  /// assigns, while other variables (a running total) may still hold the
+  /// freed graph of its previous execution; and at a join, a freed mark stays
+  /// with the values of the path that freed it (`if (c) a = f(x);` does not
+  /// pair this iteration's fresh `a` with the previous iteration's freed one).
+  FreedSet Freed;
+
+  bool operator==(const TensorFacts &O) const {
+    return Reaching == O.Reaching && Graph == O.Graph && Freed == O.Freed;
+  }
+  void join(const TensorFacts &O) {
+    Reaching.insertAll(O.Reaching);
+    Graph.insertAll(O.Graph);
+    Freed.insertAll(O.Freed);
+  }
+};
+
+/// The local tensor variables in scope and their facts, sorted by variable:
+/// one allocation to copy, a linear merge to join, a linear comparison.
+class TensorMap {
+public:
+  using Item = std::pair<const VarDecl *, TensorFacts>;
+  auto begin() const { return Items.begin(); }
+  auto end() const { return Items.end(); }
+  auto begin() { return Items.begin(); }
+  auto end() { return Items.end(); }
+  const TensorFacts *find(const VarDecl *Var) const {
+    auto It = lowerBound(Var);
+    return It != Items.end() && It->first == Var ? &It->second : nullptr;
+  }
+  TensorFacts &operator[](const VarDecl *Var) {
+    auto It = lowerBound(Var);
+    if (It == Items.end() || It->first != Var)
+      It = Items.insert(It, {Var, TensorFacts()});
+    return It->second;
+  }
+  void erase(const VarDecl *Var) {
+    auto It = lowerBound(Var);
+    if (It != Items.end() && It->first == Var)
+      Items.erase(It);
+  }
+  bool operator==(const TensorMap &O) const { return Items == O.Items; }
+  void join(const TensorMap &O) {
+    if (O.Items.empty() || O.Items == Items)
+      return;
+    std::vector<Item> Merged;
+    Merged.reserve(Items.size() + O.Items.size());
+    auto A = Items.begin(), AE = Items.end();
+    auto B = O.Items.begin(), BE = O.Items.end();
+    while (A != AE || B != BE) {
+      if (B == BE || (A != AE && A->first < B->first)) {
+        Merged.push_back(std::move(*A++));
+      } else if (A == AE || B->first < A->first) {
+        Merged.push_back(*B++);
+      } else {
+        Merged.push_back(std::move(*A++));
+        Merged.back().second.join((B++)->second);
+      }
+    }
+    Items = std::move(Merged);
+  }
+
+private:
+  std::vector<Item>::iterator lowerBound(const VarDecl *Var) {
+    return std::lower_bound(
+        Items.begin(), Items.end(), Var,
+        [](const Item &I, const VarDecl *Key) { return I.first < Key; });
+  }
+  std::vector<Item>::const_iterator lowerBound(const VarDecl *Var) const {
+    return std::lower_bound(
+        Items.begin(), Items.end(), Var,
+        [](const Item &I, const VarDecl *Key) { return I.first < Key; });
+  }
+  std::vector<Item> Items;
+};
+
 struct State {
-  /// Definitions that may reach each local tensor variable.
-  std::map<const VarDecl *, DefSet> Reaching;
-  /// The definitions (with history) whose graph each local tensor variable's
-  /// value may reach. Flow-sensitive: a definition that is executed again
-  /// (in a loop) may have been computed from different values on each path.
-  std::map<const VarDecl *, DefSet> Graphs;
+  /// Local tensor variables.
+  TensorMap Tensors;
   /// Host variables that may hold values read out of a tensor with history.
   std::map<const VarDecl *, const Expr *> Taint;
-  /// Per local tensor variable, the definitions among those it reaches
-  /// whose graph a pass without retain_graph may have freed. Kept per
-  /// variable, not per definition: a site executed again (in a loop) builds
-  /// a fresh graph for the variable it assigns, while other variables (a
-  /// running total) may still hold the freed graph of its previous
-  /// execution; and at a join, a freed mark stays with the values of the
-  /// path that freed it (`if (c) a = f(x);` does not pair this iteration's
-  /// fresh `a` with the previous iteration's freed one).
-  std::map<const VarDecl *, FreedSet> Freed;
 
   bool operator==(const State &O) const {
-    return Reaching == O.Reaching && Graphs == O.Graphs && Taint == O.Taint &&
-           Freed == O.Freed;
+    return Tensors == O.Tensors && Taint == O.Taint;
   }
   void join(const State &O) {
-    for (const auto &[Var, Defs] : O.Reaching)
-      Reaching[Var].insert(Defs.begin(), Defs.end());
-    for (const auto &[Var, Defs] : O.Graphs)
-      Graphs[Var].insert(Defs.begin(), Defs.end());
+    Tensors.join(O.Tensors);
     for (const auto &[Var, Read] : O.Taint)
       Taint.emplace(Var, Read);
-    for (const auto &[Var, Marks] : O.Freed)
-      Freed[Var].insert(Marks.begin(), Marks.end());
   }
 };
 
@@ -416,28 +576,21 @@ private:
       D.ValuesRead = V.ValuesRead;
       DefsChanged = true;
     }
-    S->Reaching[Var] = DefSet{Id};
-    DefSet &Graph = S->Graphs[Var];
-    Graph = V.Graph;
+    TensorFacts &Facts = S->Tensors[Var];
+    Facts.Reaching = DefSet{Id};
+    Facts.Graph = V.Graph;
     if (D.History)
-      Graph.insert(Id);
+      Facts.Graph.insert(Id);
     // The variable's freed marks are those of the value it now holds; the
     // site's own graph is fresh.
-    FreedSet Freed = V.Freed;
-    Freed.erase(Id);
-    for (auto It = Freed.begin(); It != Freed.end();)
-      It = Graph.count(It->first) ? std::next(It) : Freed.erase(It);
-    if (Freed.empty())
-      S->Freed.erase(Var);
-    else
-      S->Freed[Var] = std::move(Freed);
+    Facts.Freed = V.Freed;
+    Facts.Freed.erase(Id);
+    Facts.Freed.keepOnly(Facts.Graph);
   }
 
   /// \p Var goes out of scope: its value can no longer be backpropagated.
   void endLifetime(const VarDecl *Var) {
-    S->Reaching.erase(Var);
-    S->Graphs.erase(Var);
-    S->Freed.erase(Var);
+    S->Tensors.erase(Var);
   }
 
   Value valueOfVariable(const VarDecl *Var) {
@@ -445,12 +598,11 @@ private:
     if (!isLocal(Var))
       return V;
     if (isTensorValued(Var->getType())) {
-      auto It = S->Reaching.find(Var);
-      if (It == S->Reaching.end())
+      const TensorFacts *Facts = S->Tensors.find(Var);
+      if (!Facts)
         return V;
-      if (auto G = S->Graphs.find(Var); G != S->Graphs.end())
-        V.Graph = G->second;
-      for (unsigned Id : It->second) {
+      V.Graph = Facts->Graph;
+      for (unsigned Id : Facts->Reaching) {
         const Definition &D = Defs[Id];
         V.History |= D.History;
         if (D.History || D.Backpropagated)
@@ -460,8 +612,7 @@ private:
           V.ValuesRead = D.ValuesRead;
         }
       }
-      if (auto F = S->Freed.find(Var); F != S->Freed.end())
-        V.Freed = F->second;
+      V.Freed = Facts->Freed;
       return V;
     }
     auto It = S->Taint.find(Var);
@@ -681,11 +832,9 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   DefSet RootDefs;
   FreedSet Freed = Root.Freed;
   if (const VarDecl *Var = soleVariableOf(passRootOf(Call)); isLocal(Var)) {
-    if (auto F = S->Freed.find(Var); F != S->Freed.end())
-      Freed.insert(F->second.begin(), F->second.end());
-    auto It = S->Reaching.find(Var);
-    if (It != S->Reaching.end())
-      for (unsigned Id : It->second) {
+    if (const TensorFacts *Facts = S->Tensors.find(Var)) {
+      Freed.insertAll(Facts->Freed);
+      for (unsigned Id : Facts->Reaching) {
         Reach.insert(Id);
         RootDefs.insert(Id);
         if (!Defs[Id].Backpropagated) {
@@ -693,6 +842,7 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
           DefsChanged = true;
         }
       }
+    }
   }
 
   reportBroken(Root, Call, AutogradFlow::GradientUse::Backpropagated);
@@ -714,15 +864,15 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
         }
     if (SharedId) {
       const unsigned Id = *SharedId;
-      auto It = Freed.find(Id);
+      const CallExpr *First = Freed.lookup(Id);
       Reported.insert(&Call);
       AutogradFlow::SecondPass P;
       P.Failing = &Call;
-      P.First = It->second;
+      P.First = First;
       P.Shared = Defs[Id].Var;
       P.SharedDefinitionLoc = Defs[Id].Loc;
       P.FailingRoot = soleVariableOf(passRootOf(Call));
-      P.FirstRoot = soleVariableOf(passRootOf(*It->second));
+      P.FirstRoot = soleVariableOf(passRootOf(*First));
       Out.SecondPasses.push_back(P);
     }
   }
@@ -730,15 +880,14 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   if (graphRetentionOf(Call, Ctx) != GraphRetention::Frees || Reach.empty())
     return;
   // Every variable whose value reaches a freed graph now holds a freed one.
-  auto Mark = [&](const VarDecl *Var, const DefSet &Defs) {
-    for (unsigned Id : Defs)
+  for (auto &[Var, Facts] : S->Tensors) {
+    for (unsigned Id : Facts.Reaching)
       if (Reach.count(Id))
-        S->Freed[Var].emplace(Id, &Call);
-  };
-  for (const auto &[Var, Defs] : S->Reaching)
-    Mark(Var, Defs);
-  for (const auto &[Var, Defs] : S->Graphs)
-    Mark(Var, Defs);
+        Facts.Freed.emplace(Id, &Call);
+    for (unsigned Id : Facts.Graph)
+      if (Reach.count(Id))
+        Facts.Freed.emplace(Id, &Call);
+  }
 }
 
 void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
