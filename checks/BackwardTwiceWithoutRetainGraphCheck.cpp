@@ -1,8 +1,8 @@
 //===--- BackwardTwiceWithoutRetainGraphCheck.cpp -------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
-#include "utils/AutogradFlow.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -64,26 +64,17 @@ std::optional<FixItHint> retainGraphFix(const CallExpr &First,
 
 } // namespace
 
-void BackwardTwiceWithoutRetainGraphCheck::registerMatchers(
-    MatchFinder *Finder) {
-  // The analysis (and its CFG) is built only for functions that run a pass.
-  Functions.registerMatchers(
-      UserCode, callExpr(anyOf(isBackward(), isAutogradGrad())));
-  UserCode.registerWith(*Finder);
+StatementMatcher BackwardTwiceWithoutRetainGraphCheck::functionFilter() const {
+  return callExpr(anyOf(isBackward(), isAutogradGrad()));
 }
 
-void BackwardTwiceWithoutRetainGraphCheck::check(
-    const MatchFinder::MatchResult &Result) {
-  if (UserCode.handles(Result))
-    return;
-  const AutogradFlow *Flow = Functions.analysisOf(Result);
-  if (!Flow)
-    return;
+void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
+    const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
 
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LangOpts = Result.Context->getLangOpts();
   llvm::SmallPtrSet<const CallExpr *, 4> Fixed;
-  for (const AutogradFlow::SecondPass &P : Flow->secondPasses()) {
+  for (const AutogradFlow::SecondPass &P : Flow.secondPasses()) {
     if (!isInUserCode(SM.getSpellingLoc(beginLoc(*P.Failing)), SM))
       continue;
     const StringRef Shared = P.Shared ? P.Shared->getName() : "the loss";
@@ -143,8 +134,8 @@ void BackwardTwiceWithoutRetainGraphCheck::check(
       if (Fix)
         Warning << *Fix;
     }
-    diag(beginLoc(*P.First),
-         "the first pass, which frees the graph, is here", DiagnosticIDs::Note);
+    diag(beginLoc(*P.First), "the first pass, which frees the graph, is here",
+         DiagnosticIDs::Note);
   }
 }
 

@@ -3,8 +3,7 @@
 #ifndef TORCH_TIDY_CHECKS_BACKWARDTWICEWITHOUTRETAINGRAPHCHECK_H
 #define TORCH_TIDY_CHECKS_BACKWARDTWICEWITHOUTRETAINGRAPHCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "utils/AutogradFlow.h"
+#include "AutogradGraphCheck.h"
 
 namespace clang::tidy::torch {
 
@@ -14,23 +13,15 @@ namespace clang::tidy::torch {
 /// pass in a loop on a tensor computed before the loop, or two losses that
 /// share a non-leaf intermediate. At run time the second pass throws "Trying
 /// to backward through the graph a second time".
-class BackwardTwiceWithoutRetainGraphCheck : public ClangTidyCheck {
+class BackwardTwiceWithoutRetainGraphCheck : public AutogradGraphCheck {
 public:
-  BackwardTwiceWithoutRetainGraphCheck(StringRef Name,
-                                       ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Functions.startTranslationUnit(); }
-  void onEndOfTranslationUnit() override { Functions.endTranslationUnit(); }
+  using AutogradGraphCheck::AutogradGraphCheck;
 
-private:
-  AutogradFunctions Functions;
-  /// The check's matchers, run over the user's code only.
-  UserCodeMatchFinder UserCode{*this};
+protected:
+  ast_matchers::StatementMatcher functionFilter() const override;
+  void
+  checkFunction(const AutogradFlow &Flow,
+                const ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
 } // namespace clang::tidy::torch

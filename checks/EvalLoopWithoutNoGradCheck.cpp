@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalLoopWithoutNoGradCheck.h"
-#include "utils/LibTorch.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -29,26 +30,6 @@ llvm::Regex makeRegex(StringRef Pattern) {
   return {Pattern, Flags};
 }
 
-/// True if \p E is \p Lambda, through the implicit nodes that store a
-/// lambda in a variable (copies, temporaries, cleanups).
-bool isStoredLambda(const Expr *E, const LambdaExpr &Lambda) {
-  while (E && E != &Lambda) {
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
-    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-      E = Cleanups->getSubExpr();
-    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = Temporary->getSubExpr();
-    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = Bind->getSubExpr();
-    else if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
-      E = Cast->getSubExpr();
-    else
-      return false;
-  }
-  return E == &Lambda;
-}
-
 /// The names the code around \p S (in the body of \p Fn) is known by,
 /// innermost first: a lambda stored in a variable is named by the variable
 /// (`auto evaluate = [&] {...}`), then the first enclosing function that is
@@ -69,11 +50,11 @@ contextNames(const Stmt &S, const FunctionDecl &Fn, BodyParents &Parents) {
           for (const Decl *D : DS->decls())
             if (const auto *VD = dyn_cast<VarDecl>(D);
                 VD && VD->getInit() == Step.Child &&
-                isStoredLambda(VD->getInit(), *Unnamed))
+                isStoredValue(VD->getInit(), *Unnamed))
               Names.push_back(VD->getNameAsString());
           Unnamed = nullptr;
         } else if (!isa<Expr>(Step.Parent) ||
-                   !isStoredLambda(cast<Expr>(Step.Parent), *Unnamed)) {
+                   !isStoredValue(cast<Expr>(Step.Parent), *Unnamed)) {
           Unnamed = nullptr; // Passed on, not stored.
         }
         return true;
@@ -138,6 +119,7 @@ void EvalLoopWithoutNoGradCheck::forgetTranslationUnit() {
   ReportedLoops.clear();
   GuardedBlocks.clear();
   Parents.clear();
+  GradMode.clear();
   Facts.clear();
   Trains.clear();
 }
@@ -182,10 +164,10 @@ void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
   // with `Model &model`) is only resolved there. Each loop is reported once.
   UserCode.addMatcher(
       functionDecl(isExpansionInUserCode(), isDefinition(),
-                   hasBody(forEachDescendant(
-                       callExpr(isExpansionInUserCode(), isModuleForward(),
-                                unless(isLoss()))
-                           .bind("forward"))))
+                   hasBody(forEachDescendant(callExpr(isExpansionInUserCode(),
+                                                      isModuleForward(),
+                                                      unless(isLoss()))
+                                                 .bind("forward"))))
           .bind("fn"));
   UserCode.registerWith(*Finder);
 }
@@ -201,7 +183,7 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       !Parents.isOwnCode(*Forward, *Fn))
     return;
   const auto Loops = enclosingLoops(*Forward, *Fn, Parents);
-  if (Loops.empty() || hasNoGradGuardInScope(*Forward, *Fn, Parents))
+  if (Loops.empty() || GradMode.isOffAt(*Forward, *Fn))
     return;
   const FunctionDecl *Outer = outermostFunction(*Forward, *Fn, Parents);
   if (!Outer || !Outer->getBody())

@@ -7,9 +7,11 @@
 #ifndef TORCH_TIDY_CHECKS_EVALLOOPWITHOUTNOGRADCHECK_H
 #define TORCH_TIDY_CHECKS_EVALLOOPWITHOUTNOGRADCHECK_H
 
-#include "utils/LibTorch.h"
-#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/ast/BodyParents.h"
+#include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Regex.h"
@@ -65,6 +67,7 @@ private:
   /// Per translation unit: parents inside the bodies walked, each function's
   /// facts, whether a statement contains a training call.
   BodyParents Parents;
+  GradModeAnalysis GradMode{Parents};
   llvm::DenseMap<const FunctionDecl *, FunctionFacts> Facts;
   llvm::DenseMap<const Stmt *, bool> Trains;
 };

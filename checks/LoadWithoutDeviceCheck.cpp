@@ -1,7 +1,8 @@
 //===--- LoadWithoutDeviceCheck.cpp - torch-load-without-device -----------===//
 
 #include "LoadWithoutDeviceCheck.h"
-#include "utils/LibTorch.h"
+#include "utils/ast/BodyParents.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -69,10 +70,10 @@ void LoadWithoutDeviceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void LoadWithoutDeviceCheck::registerMatchers(MatchFinder *Finder) {
-  const auto LoadFunction = namedDecl(
-      anyOf(hasName("::torch::load"), hasName("::torch::jit::load"),
-            cxxMethodDecl(hasName("load_from"),
-                          ofClass(hasName("::torch::serialize::InputArchive")))));
+  const auto LoadFunction = namedDecl(anyOf(
+      hasName("::torch::load"), hasName("::torch::jit::load"),
+      cxxMethodDecl(hasName("load_from"),
+                    ofClass(hasName("::torch::serialize::InputArchive")))));
   // Inside templates a call with dependent arguments is not resolved yet: its
   // callee is an overload set that contains LibTorch's functions.
   const auto Callee = anyOf(
@@ -84,9 +85,10 @@ void LoadWithoutDeviceCheck::registerMatchers(MatchFinder *Finder) {
   // The matcher runs over the user's top-level declarations only
   // (UserCodeMatchFinder); isExpansionInUserCode still drops the few nodes in
   // them that come from elsewhere (a header included inside a function).
-  UserCode.addMatcher(callExpr(isExpansionInUserCode(), Callee,
-                              unless(isInTemplateInstantiation()))
-                         .bind("call"));
+  UserCode.addMatcher(
+      callExpr(isExpansionInUserCode(), Callee,
+               unless(ast_matchers::isInTemplateInstantiation()))
+          .bind("call"));
   UserCode.registerWith(*Finder);
 }
 
@@ -109,10 +111,9 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (Slot.State != DeviceArgument::Missing)
     return;
 
-  StringRef Shown = IsArchiveLoad ? "torch::load"
-                    : Name == "torch::jit::load"
-                        ? "torch::jit::load"
-                        : "InputArchive::load_from";
+  StringRef Shown = IsArchiveLoad                ? "torch::load"
+                    : Name == "torch::jit::load" ? "torch::jit::load"
+                                                 : "InputArchive::load_from";
   auto Diag = diag(beginLoc(*Call),
                    "%0 without a device restores tensors onto the device they "
                    "were saved from and fails on a host without it; pass the "
@@ -123,8 +124,8 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // exactly one, else the configured default. An unnamed parameter cannot be
   // passed.
   std::string Device = DefaultDevice;
-  const auto Devices = visibleLocalVariables(
-      *Call, *Result.Context, [](const VarDecl &VD) {
+  const auto Devices =
+      visibleLocalVariables(*Call, *Result.Context, [](const VarDecl &VD) {
         return VD.getIdentifier() && !VD.getName().empty() &&
                isDeviceClassType(VD.getType());
       });
@@ -147,11 +148,10 @@ void LoadWithoutDeviceCheck::check(const MatchFinder::MatchResult &Result) {
       CharSourceRange::getTokenRange(Slot.LastWritten->getSourceRange()), SM,
       LangOpts);
   // No fix-it inside a macro body: the edit would change every expansion.
-  if (LastArg.isInvalid() || beginLoc(*Call).isMacroID() !=
-                                 endLoc(*Call).isMacroID())
+  if (LastArg.isInvalid() ||
+      beginLoc(*Call).isMacroID() != endLoc(*Call).isMacroID())
     return;
-  if (beginLoc(*Call).isMacroID() &&
-      !SM.isMacroArgExpansion(beginLoc(*Call)))
+  if (beginLoc(*Call).isMacroID() && !SM.isMacroArgExpansion(beginLoc(*Call)))
     return;
   Diag << FixItHint::CreateInsertion(LastArg.getEnd(), ", " + Device);
 }

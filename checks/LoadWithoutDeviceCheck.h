@@ -3,8 +3,8 @@
 #ifndef TORCH_TIDY_CHECKS_LOADWITHOUTDEVICECHECK_H
 #define TORCH_TIDY_CHECKS_LOADWITHOUTDEVICECHECK_H
 
-#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
 
 namespace clang::tidy::torch {
 

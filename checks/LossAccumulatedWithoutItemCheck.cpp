@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "LossAccumulatedWithoutItemCheck.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -81,6 +83,14 @@ bool needsParentheses(const Expr &Value) {
 
 } // namespace
 
+void LossAccumulatedWithoutItemCheck::forgetTranslationUnit() {
+  Reported.clear();
+  Parents.clear();
+  GradMode.clear();
+  Trains.clear();
+  AutogradFlow::forgetTranslationUnit();
+}
+
 void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
   const auto TensorValue = expr(isTensorExpr()).bind("value");
   const auto TensorClass =
@@ -119,10 +129,9 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
       expr(anyOf(cxxOperatorCallExpr(anyOf(PlusAssign, AssignSum)),
                  cxxMemberCallExpr(anyOf(AddInPlace, Append))))
           .bind("accumulation");
-  UserCode.addMatcher(
-      functionDecl(isExpansionInUserCode(), isDefinition(),
-                   hasBody(forEachDescendant(Accumulation)))
-          .bind("fn"));
+  UserCode.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
+                                   hasBody(forEachDescendant(Accumulation)))
+                          .bind("fn"));
   UserCode.registerWith(*Finder);
 }
 
@@ -172,12 +181,14 @@ void LossAccumulatedWithoutItemCheck::check(
   }
   if (!TrainingLoop)
     return;
-  if (hasNoGradGuardInScope(*Accumulation, *Fn, Parents) ||
-      !hasAutogradHistory(*Value, *Fn, Parents))
+  if (GradMode.isOffAt(*Accumulation, *Fn))
+    return;
+  const AutogradFlow *Flow = AutogradFlow::of(*Fn, Ctx);
+  if (!Flow || !Flow->hasHistoryEvidence(*Value))
     return;
   // Terms summed into a tensor that is itself backpropagated (a multi-term
   // loss, gradient accumulation) are meant to keep their graphs.
-  if (isBackpropagatedIn(*AccEntity, *Fn, Parents))
+  if (Flow->reachesBackwardPass(*AccEntity))
     return;
 
   Reported.insert(beginLoc(*Accumulation));

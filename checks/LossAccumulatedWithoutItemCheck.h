@@ -7,9 +7,10 @@
 #ifndef TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
 #define TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
 
-#include "utils/LibTorch.h"
-#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/ast/BodyParents.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -43,12 +44,9 @@ private:
   /// Per translation unit: parents inside the bodies walked, and whether a
   /// loop contains a training call.
   BodyParents Parents;
+  GradModeAnalysis GradMode{Parents};
   llvm::DenseMap<const Stmt *, bool> Trains;
-  void forgetTranslationUnit() {
-    Reported.clear();
-    Parents.clear();
-    Trains.clear();
-  }
+  void forgetTranslationUnit();
 };
 
 } // namespace clang::tidy::torch

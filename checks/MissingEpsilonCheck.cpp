@@ -1,8 +1,11 @@
 //===--- MissingEpsilonCheck.cpp - torch-missing-epsilon ------------------===//
 
 #include "MissingEpsilonCheck.h"
-#include "utils/BoundaryGuard.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/BoundaryGuard.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/OpTable.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -13,15 +16,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 namespace {
-
-// Names that can spell a boundary operation, as at:: functions and as
-// at::Tensor methods (in-place variants included).
-const StringRef OperationNames[] = {
-    "sqrt",        "sqrt_",       "rsqrt",       "rsqrt_", "pow",     "pow_",
-    "float_power", "log",         "log_",        "log2",   "log2_",   "log10",
-    "log10_",      "acos",        "acos_",       "arccos", "arccos_", "asin",
-    "asin_",       "arcsin",      "arcsin_",     "div",    "div_",    "divide",
-    "divide_",     "true_divide", "true_divide_"};
 
 const char DefaultEpsilonNames[] =
     "^(k|m_|_)?(eps|epsilon|tiny|smooth)([_0-9].*)?$|_(eps|epsilon)[0-9]*_?$";
@@ -86,58 +80,6 @@ bool isPostfixExpression(const Expr *E) {
   return true;
 }
 
-/// True if \p Fn is, or lies inside, a template instantiation.
-bool isInInstantiation(const FunctionDecl *Fn) {
-  for (const DeclContext *DC = Fn; DC; DC = DC->getParent()) {
-    if (const auto *F = dyn_cast<FunctionDecl>(DC))
-      if (F->isTemplateInstantiation())
-        return true;
-    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC)) {
-      TemplateSpecializationKind K = RD->getTemplateSpecializationKind();
-      if (K == TSK_ImplicitInstantiation ||
-          K == TSK_ExplicitInstantiationDeclaration ||
-          K == TSK_ExplicitInstantiationDefinition)
-        return true;
-    }
-  }
-  return false;
-}
-
-/// The grad mode the innermost guard visible at \p Target sets, walking down
-/// from \p S (a function body): a guard variable declared earlier in an
-/// enclosing block (see gradModeEffectOf).
-GradModeEffect gradModeAt(const Stmt &S, const Stmt &Target,
-                          const SourceManager &SM, GradModeEffect Current) {
-  if (&S == &Target)
-    return Current;
-  SourceLocation Loc = SM.getExpansionLoc(beginLoc(Target));
-  auto Contains = [&](const Stmt *Child) {
-    return Child &&
-           SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Child)),
-                            SM.getExpansionLoc(endLoc(*Child)));
-  };
-  for (const Stmt *Child : S.children()) {
-    if (Contains(Child))
-      return gradModeAt(*Child, Target, SM, Current);
-    if (isa<CompoundStmt>(S))
-      if (const auto *DS = dyn_cast_or_null<DeclStmt>(Child))
-        for (const Decl *D : DS->decls())
-          if (const auto *VD = dyn_cast<VarDecl>(D)) {
-            GradModeEffect E = gradModeEffectOf(*VD);
-            if (E != GradModeEffect::None)
-              Current = E;
-          }
-  }
-  return Current;
-}
-
-/// True if gradient recording is (or may be) off at \p Call.
-bool gradModeOffAt(const Stmt &Body, const CallExpr &Call,
-                   const SourceManager &SM) {
-  GradModeEffect E = gradModeAt(Body, Call, SM, GradModeEffect::None);
-  return E == GradModeEffect::Disables || E == GradModeEffect::Unknown;
-}
-
 using Fixes = llvm::SmallVector<FixItHint, 3>;
 
 /// Edits that turn \p E, as written, into `E + Eps`. \p NeedsPrimary: E stands
@@ -191,7 +133,7 @@ std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
                                    const SourceManager &SM,
                                    const LangOptions &LangOpts) {
   std::optional<LibTorchCall> Softmax = asLibTorchCall(Operand);
-  if (!Softmax || Softmax->Name != "softmax" || Softmax->Functional)
+  if (!Softmax || !Softmax->is(op::Softmax) || Softmax->Functional)
     return std::nullopt;
   SourceLocation NameLoc = Softmax->Member ? memberNameLoc(Softmax->Member)
                                            : calleeNameLoc(Softmax->Call);
@@ -214,6 +156,42 @@ std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
   F.push_back(FixItHint::CreateRemoval(
       CharSourceRange::getCharRange(AfterOp, AfterLog)));
   return F;
+}
+
+/// Where a boundary operation is reported: the method name of `x.sqrt()`,
+/// the call of `torch::sqrt(x)`.
+SourceLocation memberOrCallLoc(const LibTorchCall &Op) {
+  return Op.Member ? memberNameLoc(Op.Member) : beginLoc(*Op.Call);
+}
+
+/// The exponents of pow that make it singular at 0.
+enum class PowExponent { Fractional, Reciprocal, Negative };
+
+/// Classifies the exponent of pow; nullopt when pow is finite at 0 or the
+/// exponent is not known.
+std::optional<PowExponent> classifyExponent(const Expr *Exponent,
+                                            const BoundaryAnalysis &Analysis) {
+  if (std::optional<double> E = Analysis.constantValue(Exponent)) {
+    if (*E > 0 && *E < 1)
+      return PowExponent::Fractional;
+    if (*E < 0)
+      return PowExponent::Negative;
+    return std::nullopt;
+  }
+  // pow(x, 1.0 / p): the p-th root, singular at 0 for every p > 1.
+  const Expr *X = stripImplicit(Exponent);
+  const Expr *Numerator = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(X))
+    if (BO->getOpcode() == BO_Div)
+      Numerator = BO->getLHS();
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(X))
+    if (OC->getOperator() == OO_Slash && OC->getNumArgs() == 2)
+      Numerator = OC->getArg(0);
+  std::optional<double> N =
+      Numerator ? Analysis.constantValue(Numerator) : std::nullopt;
+  if (N && *N == 1.0)
+    return PowExponent::Reciprocal;
+  return std::nullopt;
 }
 
 } // namespace
@@ -248,10 +226,13 @@ void MissingEpsilonCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void MissingEpsilonCheck::registerMatchers(MatchFinder *Finder) {
   std::vector<std::string> FreeNames;
   std::vector<StringRef> MethodNames;
-  for (StringRef Name : OperationNames) {
-    FreeNames.push_back(("::at::" + Name).str());
-    MethodNames.push_back(Name);
-  }
+  // Every spelling the operation table gives a boundary.
+  forEachOp([&](const OpInfo &Op) {
+    if (Op.Boundary == op::NoBoundary)
+      return;
+    FreeNames.push_back(("::at::" + Op.Name).str());
+    MethodNames.push_back(Op.Name);
+  });
   FreeNames.push_back("::at::operator/");
   MethodNames.push_back("operator/=");
   std::vector<StringRef> FreeRefs(FreeNames.begin(), FreeNames.end());
@@ -281,7 +262,241 @@ void MissingEpsilonCheck::registerMatchers(MatchFinder *Finder) {
   UserCode.registerWith(*Finder);
 }
 
-void MissingEpsilonCheck::onStartOfTranslationUnit() { Functions.clear(); }
+void MissingEpsilonCheck::onStartOfTranslationUnit() {
+  Functions.clear();
+  GradMode.clear();
+  Parents.clear();
+}
+
+void MissingEpsilonCheck::onEndOfTranslationUnit() {
+  Functions.clear();
+  GradMode.clear();
+  Parents.clear();
+}
+
+/// One boundary operation being judged: its context, and the reports the
+/// check makes about it. Each kind of boundary has a member function short
+/// enough to read on one screen.
+class MissingEpsilonCheck::Site {
+public:
+  Site(MissingEpsilonCheck &Check, const CallExpr &Call,
+       const FunctionDecl *Enclosing, ASTContext &Ctx)
+      : Check(Check), Call(Call), Enclosing(Enclosing), Ctx(Ctx),
+        SM(Ctx.getSourceManager()), LangOpts(Ctx.getLangOpts()),
+        Analysis(Ctx, Check.EpsilonNamesRegex),
+        // No fix-it when the operation comes out of a macro: the edit would
+        // change every expansion.
+        CanFix(!beginLoc(Call).isMacroID() && !endLoc(Call).isMacroID()) {}
+
+  /// `a / b`, `a /= b`, `a.div(b)`, `at::div(a, b)`.
+  void checkDivision(const Expr *Denominator, SourceLocation Loc,
+                     bool NeedsPrimary);
+  /// acos, asin of a value that can reach -1 or 1.
+  void checkUnitBoundary(const LibTorchCall &Op, StringRef Name);
+  /// sqrt, rsqrt, log, pow of a value that can reach 0.
+  void checkZeroBoundary(const LibTorchCall &Op, StringRef Name,
+                         op::Boundary Boundary);
+
+private:
+  bool gradModeOff() {
+    return Enclosing && Check.GradMode.isOffAt(Call, *Enclosing);
+  }
+  bool flagged(const ReachResult &R) const {
+    return R.State == Reach::Reaches ||
+           (Check.StrictMode && R.State == Reach::Unknown);
+  }
+  /// Operations whose value stays finite at the boundary and only whose
+  /// gradient is infinite: nothing to report without autograd.
+  bool gradientOnly(const ReachResult &R) {
+    return R.Detached || gradModeOff();
+  }
+  /// True if the operand can take `+ eps` (or a clamp) in place: not the
+  /// object of `p->f()` or of a member call on `this`.
+  bool canFixOperand(const LibTorchCall &Op, const Expr *Operand) const {
+    return CanFix &&
+           (!Op.Object || (!isArrowAccess(Op.Member) &&
+                           !isa<CXXThisExpr>(Operand->IgnoreImplicit())));
+  }
+  void noteThrough(const VarDecl *VD);
+  /// The message for a value that can reach 0 under \p Boundary, and its
+  /// fix-it; an empty message when nothing is to be reported.
+  std::string zeroMessage(const LibTorchCall &Op, StringRef Name,
+                          op::Boundary Boundary, const ReachResult &R,
+                          std::optional<Fixes> &Fix);
+  void report(SourceLocation Loc, StringRef Message,
+              const std::optional<Fixes> &Fix, const VarDecl *Through) {
+    {
+      auto Diag = Check.diag(Loc, Message);
+      if (Fix)
+        for (const FixItHint &H : *Fix)
+          Diag << H;
+    }
+    noteThrough(Through);
+  }
+
+  MissingEpsilonCheck &Check;
+  const CallExpr &Call;
+  const FunctionDecl *Enclosing;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &LangOpts;
+  BoundaryAnalysis Analysis;
+  const bool CanFix;
+};
+
+void MissingEpsilonCheck::Site::noteThrough(const VarDecl *VD) {
+  if (!VD)
+    return;
+  const Expr *Def = Analysis.definitionOf(VD);
+  Check.diag(Def ? beginLoc(*Def) : VD->getLocation(), "%0 gets its value here",
+             DiagnosticIDs::Note)
+      << VD;
+}
+
+void MissingEpsilonCheck::Site::checkDivision(const Expr *Denominator,
+                                              SourceLocation Loc,
+                                              bool NeedsPrimary) {
+  const Expr *D = stripImplicit(Denominator);
+  // Scalar and size denominators (x / 255.0, x / x.size(0)) are fine.
+  if (!D || (!isTensorType(D->getType()) && !D->isTypeDependent()))
+    return;
+  DenominatorInfo Info = Analysis.denominator(Denominator);
+  if (Info.What.empty() || Info.Guarded ||
+      (Info.OperandUnknown && !Check.StrictMode))
+    return;
+  // A square root written as the denominator is reported itself (with
+  // autograd its gradient fails first), and its fix-it guards both.
+  if (!Info.Through && !gradModeOff())
+    if (std::optional<LibTorchCall> Root = asLibTorchCall(Denominator))
+      if (Root->is(op::Sqrt | op::Pow) && !Root->is(op::InPlace)) {
+        ReachResult R = Analysis.nearZero(operandOf(*Root));
+        if (flagged(R) && !R.Detached)
+          return;
+      }
+  std::optional<Fixes> Fix;
+  if (CanFix && Info.NonNegative)
+    Fix = addEpsilon(Denominator, NeedsPrimary, Check.EpsilonLiteral, SM,
+                     LangOpts);
+  {
+    auto Diag = Check.diag(Loc, "division by %0 that can be 0 gives inf or "
+                                "NaN; add an epsilon to the denominator or "
+                                "clamp it")
+                << Info.What;
+    if (Fix)
+      for (const FixItHint &H : *Fix)
+        Diag << H;
+  }
+  noteThrough(Info.Through);
+}
+
+void MissingEpsilonCheck::Site::checkUnitBoundary(const LibTorchCall &Op,
+                                                  StringRef Name) {
+  const Expr *Operand = operandOf(Op);
+  ReachResult R = Analysis.nearUnit(Operand);
+  if (!flagged(R) || gradientOnly(R))
+    return;
+  std::optional<Fixes> Fix;
+  if (canFixOperand(Op, Operand) && !R.FromClamp)
+    Fix = clampInsideUnit(Operand, Check.ClampEpsilonLiteral, SM, LangOpts);
+  {
+    auto Diag =
+        Check.diag(memberOrCallLoc(Op),
+                   "%0 of a value that nothing keeps inside (-1, 1) has an "
+                   "infinite gradient at -1 and 1; clamp the argument to "
+                   "[-1 + eps, 1 - eps]")
+        << Name;
+    if (Fix)
+      for (const FixItHint &H : *Fix)
+        Diag << H;
+  }
+  noteThrough(R.Through);
+}
+
+std::string MissingEpsilonCheck::Site::zeroMessage(const LibTorchCall &Op,
+                                                   StringRef Name,
+                                                   op::Boundary Boundary,
+                                                   const ReachResult &R,
+                                                   std::optional<Fixes> &Fix) {
+  const Expr *Operand = operandOf(Op);
+  auto EpsilonFix = [&] {
+    if (canFixOperand(Op, Operand))
+      Fix = addEpsilon(Operand, Op.Object != nullptr, Check.EpsilonLiteral, SM,
+                       LangOpts);
+  };
+  switch (Boundary) {
+  case op::SqrtBoundary:
+    if (gradientOnly(R))
+      return {};
+    EpsilonFix();
+    return "sqrt of a value that nothing keeps away from 0 has an infinite "
+           "gradient at 0; add an epsilon to the argument";
+  case op::RsqrtBoundary:
+    EpsilonFix();
+    return "rsqrt of a value that nothing keeps away from 0 is infinite at "
+           "0; add an epsilon to the argument";
+  case op::LogBoundary:
+    // Only the natural log of a softmax is a log_softmax.
+    if (Name == "log" && R.Softmax) {
+      if (CanFix && !R.Through)
+        Fix = useLogSoftmax(Op, Operand, SM, LangOpts);
+      return "log of a softmax is -inf where a probability underflows to "
+             "0; use log_softmax instead";
+    }
+    EpsilonFix();
+    return (Name + " of a value that nothing keeps away from 0 is -inf at 0; "
+                   "add an epsilon to the argument or clamp it")
+        .str();
+  case op::PowBoundary: {
+    const Expr *Exponent = argumentAfterOperand(Op, 0);
+    std::optional<PowExponent> E =
+        Exponent ? classifyExponent(Exponent, Analysis) : std::nullopt;
+    if (!E)
+      return {}; // Integer and other exponents >= 1 are finite at 0.
+    if (*E == PowExponent::Negative) // x + eps does not help a negative base.
+      return "pow with a negative exponent of a base that nothing keeps away "
+             "from 0 is infinite at 0; add an epsilon to the base or clamp it";
+    if (gradientOnly(R))
+      return {};
+    EpsilonFix();
+    return *E == PowExponent::Reciprocal
+               ? "pow with a reciprocal exponent of a base that nothing keeps "
+                 "away from 0 has an infinite gradient at 0; add an epsilon "
+                 "to the base"
+               : "pow with a fractional exponent of a base that nothing keeps "
+                 "away from 0 has an infinite gradient at 0; add an epsilon "
+                 "to the base";
+  }
+  default:
+    return {};
+  }
+}
+
+void MissingEpsilonCheck::Site::checkZeroBoundary(const LibTorchCall &Op,
+                                                  StringRef Name,
+                                                  op::Boundary Boundary) {
+  ReachResult R = Analysis.nearZero(operandOf(Op));
+  if (!flagged(R))
+    return;
+  std::optional<Fixes> Fix;
+  std::string Message = zeroMessage(Op, Name, Boundary, R, Fix);
+  if (!Message.empty())
+    report(memberOrCallLoc(Op), Message, Fix, R.Through);
+}
+
+const FunctionDecl *
+MissingEpsilonCheck::enclosingFunction(const CallExpr &Call,
+                                       const SourceManager &SM) const {
+  // The innermost function around the call: in pre-order, the latest one
+  // recorded whose body contains it.
+  SourceLocation Loc = SM.getExpansionLoc(beginLoc(Call));
+  for (const FunctionDecl *Fn : llvm::reverse(Functions)) {
+    const Stmt *Body = Fn->getBody();
+    if (SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Body)),
+                         SM.getExpansionLoc(endLoc(*Body))))
+      return Fn;
+  }
+  return nullptr;
+}
 
 void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
@@ -293,232 +508,43 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
   const SourceManager &SM = *Result.SourceManager;
-  // The innermost function around the call: in pre-order, the latest one
-  // recorded whose body contains it.
-  const FunctionDecl *Enclosing = nullptr;
-  {
-    SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
-    for (const FunctionDecl *Fn : llvm::reverse(Functions)) {
-      const Stmt *Body = Fn->getBody();
-      if (SM.isPointWithin(Loc, SM.getExpansionLoc(beginLoc(*Body)),
-                           SM.getExpansionLoc(endLoc(*Body)))) {
-        Enclosing = Fn;
-        break;
-      }
-    }
-  }
+  const FunctionDecl *Enclosing = enclosingFunction(*Call, SM);
   // Templates are checked once, in their written form: instantiations would
-  // repeat each diagnostic.
-  if (Enclosing && isInInstantiation(Enclosing))
+  // repeat each diagnostic. An operation spelled inside a macro of LibTorch
+  // or of a system header is not the user's to fix.
+  if ((Enclosing && isInTemplateInstantiation(*Enclosing)) ||
+      !isInUserCode(SM.getSpellingLoc(beginLoc(*Call)), SM))
     return;
-  ASTContext &Ctx = *Result.Context;
-  const LangOptions &LangOpts = Ctx.getLangOpts();
-  // An operation spelled inside a macro of LibTorch or of a system header is
-  // not the user's to fix.
-  if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Call)), SM))
-    return;
-  // No fix-it when the operation comes out of a macro: the edit would change
-  // every expansion.
-  const bool CanFix =
-      !beginLoc(*Call).isMacroID() && !endLoc(*Call).isMacroID();
-  BoundaryAnalysis Analysis(Ctx, EpsilonNamesRegex);
-  auto GradModeOff = [&] {
-    return Enclosing && gradModeOffAt(*Enclosing->getBody(), *Call, SM);
-  };
-
-  auto NoteThrough = [&](const VarDecl *VD) {
-    if (!VD)
-      return;
-    const Expr *Def = Analysis.definitionOf(VD);
-    diag(Def ? beginLoc(*Def) : VD->getLocation(), "%0 gets its value here",
-         DiagnosticIDs::Note)
-        << VD;
-  };
-
-  auto CheckDivision = [&](const Expr *Denominator, SourceLocation Loc,
-                           bool NeedsPrimary) {
-    const Expr *D = stripImplicit(Denominator);
-    // Scalar and size denominators (x / 255.0, x / x.size(0)) are fine.
-    if (!D || (!isTensorType(D->getType()) && !D->isTypeDependent()))
-      return;
-    DenominatorInfo Info = Analysis.denominator(Denominator);
-    if (Info.What.empty() || Info.Guarded ||
-        (Info.OperandUnknown && !StrictMode))
-      return;
-    // A square root written as the denominator is reported itself (with
-    // autograd its gradient fails first), and its fix-it guards both.
-    if (!Info.Through && !GradModeOff())
-      if (std::optional<LibTorchCall> Root = asLibTorchCall(Denominator))
-        if (Root->Name == "sqrt" || Root->Name == "pow") {
-          ReachResult R = Analysis.nearZero(operandOf(*Root));
-          if ((R.State == Reach::Reaches ||
-               (StrictMode && R.State == Reach::Unknown)) &&
-              !R.Detached)
-            return;
-        }
-    {
-      auto Diag = diag(Loc, "division by %0 that can be 0 gives inf or NaN; "
-                            "add an epsilon to the denominator or clamp it")
-                  << Info.What;
-      if (CanFix && Info.NonNegative)
-        if (auto F = addEpsilon(Denominator, NeedsPrimary, EpsilonLiteral, SM,
-                                LangOpts))
-          for (const FixItHint &H : *F)
-            Diag << H;
-    }
-    NoteThrough(Info.Through);
-  };
+  Site Here(*this, *Call, Enclosing, *Result.Context);
 
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call)) {
     if ((OC->getOperator() == OO_Slash || OC->getOperator() == OO_SlashEqual) &&
         OC->getNumArgs() == 2)
-      CheckDivision(OC->getArg(1), OC->getOperatorLoc(),
-                    OC->getOperator() == OO_Slash);
+      Here.checkDivision(OC->getArg(1), OC->getOperatorLoc(),
+                         OC->getOperator() == OO_Slash);
     return;
   }
-
   std::optional<LibTorchCall> Op = asLibTorchCall(Call);
-  if (!Op)
+  if (!Op || !operandOf(*Op))
     return;
-  StringRef Name = Op->Name;
-  if (Name.ends_with("_"))
-    Name = Name.drop_back();
-  const Expr *Operand = operandOf(*Op);
-  if (!Operand)
-    return;
-  const SourceLocation Loc =
-      Op->Member ? memberNameLoc(Op->Member) : beginLoc(*Call);
-  // The operand is the object of a member call: `x + eps` needs parentheses.
-  const bool IsMethod = Op->Object != nullptr;
-  const bool CanFixOperand =
-      CanFix && (!IsMethod || (!isArrowAccess(Op->Member) &&
-                               !isa<CXXThisExpr>(Operand->IgnoreImplicit())));
-
-  if (Name == "div" || Name == "divide" || Name == "true_divide") {
+  const op::Boundary Boundary = boundaryOf(Op->Name);
+  if (Boundary == op::DivisionBoundary) {
     if (const Expr *Denominator = argumentAfterOperand(*Op, 0))
-      CheckDivision(Denominator, Loc, /*NeedsPrimary=*/false);
+      Here.checkDivision(Denominator, memberOrCallLoc(*Op),
+                         /*NeedsPrimary=*/false);
     return;
   }
-
-  const Expr *Base = stripImplicit(Operand);
+  const Expr *Base = stripImplicit(operandOf(*Op));
   if (!isTensorType(Base->getType()) && !Base->isTypeDependent())
     return; // torch::pow(2.0, t): a scalar base.
-
-  auto Flagged = [&](const ReachResult &R) {
-    return R.State == Reach::Reaches ||
-           (StrictMode && R.State == Reach::Unknown);
-  };
-  // Operations whose value stays finite at the boundary and only whose
-  // gradient is infinite: nothing to report without autograd.
-  auto GradientOnly = [&](const ReachResult &R) {
-    return R.Detached || GradModeOff();
-  };
-
-  if (Name == "acos" || Name == "arccos" || Name == "asin" ||
-      Name == "arcsin") {
-    ReachResult R = Analysis.nearUnit(Operand);
-    if (!Flagged(R) || GradientOnly(R))
-      return;
-    {
-      auto Diag =
-          diag(Loc, "%0 of a value that nothing keeps inside (-1, 1) has an "
-                    "infinite gradient at -1 and 1; clamp the argument to "
-                    "[-1 + eps, 1 - eps]")
-          << Name;
-      if (CanFixOperand && !R.FromClamp)
-        if (auto F =
-                clampInsideUnit(Operand, ClampEpsilonLiteral, SM, LangOpts))
-          for (const FixItHint &H : *F)
-            Diag << H;
-    }
-    NoteThrough(R.Through);
-    return;
-  }
-
-  ReachResult R = Analysis.nearZero(Operand);
-  if (!Flagged(R))
-    return;
-  std::optional<Fixes> Fix;
-  auto EpsilonFix = [&] {
-    if (CanFixOperand)
-      Fix = addEpsilon(Operand, IsMethod, EpsilonLiteral, SM, LangOpts);
-  };
-
-  std::string Message;
-  if (Name == "sqrt") {
-    if (GradientOnly(R))
-      return;
-    Message = "sqrt of a value that nothing keeps away from 0 has an infinite "
-              "gradient at 0; add an epsilon to the argument";
-    EpsilonFix();
-  } else if (Name == "rsqrt") {
-    Message = "rsqrt of a value that nothing keeps away from 0 is infinite at "
-              "0; add an epsilon to the argument";
-    EpsilonFix();
-  } else if (Name == "log" || Name == "log2" || Name == "log10") {
-    if (Name == "log" && R.Softmax) {
-      Message = "log of a softmax is -inf where a probability underflows to "
-                "0; use log_softmax instead";
-      if (CanFix && !R.Through)
-        Fix = useLogSoftmax(*Op, Operand, SM, LangOpts);
-    } else {
-      Message = (Name + " of a value that nothing keeps away from 0 is -inf "
-                        "at 0; add an epsilon to the argument or clamp it")
-                    .str();
-      EpsilonFix();
-    }
-  } else if (Name == "pow" || Name == "float_power") {
-    const Expr *Exponent = argumentAfterOperand(*Op, 0);
-    if (!Exponent)
-      return;
-    std::optional<double> E = Analysis.constantValue(Exponent);
-    bool Reciprocal = false;
-    if (!E) {
-      // pow(x, 1.0 / p): the p-th root, singular at 0 for every p > 1.
-      const Expr *X = stripImplicit(Exponent);
-      const Expr *Numerator = nullptr;
-      if (const auto *BO = dyn_cast<BinaryOperator>(X))
-        if (BO->getOpcode() == BO_Div)
-          Numerator = BO->getLHS();
-      if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(X))
-        if (OC->getOperator() == OO_Slash && OC->getNumArgs() == 2)
-          Numerator = OC->getArg(0);
-      std::optional<double> N =
-          Numerator ? Analysis.constantValue(Numerator) : std::nullopt;
-      if (!N || *N != 1.0)
-        return;
-      Reciprocal = true;
-    }
-    if (Reciprocal || (*E > 0 && *E < 1)) {
-      if (GradientOnly(R))
-        return;
-      Message = Reciprocal
-                    ? "pow with a reciprocal exponent of a base that nothing "
-                      "keeps away from 0 has an infinite gradient at 0; add "
-                      "an epsilon to the base"
-                    : "pow with a fractional exponent of a base that nothing "
-                      "keeps away from 0 has an infinite gradient at 0; add "
-                      "an epsilon to the base";
-      EpsilonFix();
-    } else if (*E < 0) {
-      // x + eps does not help a base that may be negative: no fix-it.
-      Message = "pow with a negative exponent of a base that nothing keeps "
-                "away from 0 is infinite at 0; add an epsilon to the base or "
-                "clamp it";
-    } else {
-      return; // Integer and other exponents >= 1 are finite at 0.
-    }
-  } else {
-    return;
-  }
-
-  {
-    auto Diag = diag(Loc, Message);
-    if (Fix)
-      for (const FixItHint &H : *Fix)
-        Diag << H;
-  }
-  NoteThrough(R.Through);
+  // The name in messages: the operation, not its in-place spelling.
+  StringRef Name = Op->Name;
+  if (Op->is(op::InPlace))
+    Name = Name.drop_back();
+  if (Boundary == op::UnitBoundary)
+    Here.checkUnitBoundary(*Op, Name);
+  else
+    Here.checkZeroBoundary(*Op, Name, Boundary);
 }
 
 } // namespace clang::tidy::torch

@@ -3,8 +3,9 @@
 #ifndef TORCH_TIDY_CHECKS_MISSINGEPSILONCHECK_H
 #define TORCH_TIDY_CHECKS_MISSINGEPSILONCHECK_H
 
-#include "utils/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/Support/Regex.h"
 
 namespace clang::tidy::torch {
@@ -14,7 +15,7 @@ namespace clang::tidy::torch {
 /// sqrt, rsqrt, fractional, negative and reciprocal powers, log, log2, log10
 /// (at 0), acos and asin (at -1 and 1), and division by a norm, a reduction,
 /// a square root or a product of those. The argument is analysed as written
-/// and through local variables (see utils/BoundaryGuard.h).
+/// and through local variables (see utils/analysis/BoundaryGuard.h).
 ///
 /// Options:
 ///   EpsilonLiteral: the epsilon the fix-its add (default "1e-8").
@@ -34,8 +35,13 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
 
 private:
+  class Site;
+  const FunctionDecl *enclosingFunction(const CallExpr &Call,
+                                        const SourceManager &SM) const;
+
   /// The check's matchers, run over the user's code only.
   UserCodeMatchFinder UserCode{*this};
   const std::string EpsilonLiteral;
@@ -45,6 +51,10 @@ private:
   llvm::Regex EpsilonNamesRegex;
   /// Function definitions in user code, in traversal order.
   std::vector<const FunctionDecl *> Functions;
+  /// Per translation unit: parents inside the bodies walked, and the
+  /// grad-mode guards in scope.
+  BodyParents Parents;
+  GradModeAnalysis GradMode{Parents};
 };
 
 } // namespace clang::tidy::torch

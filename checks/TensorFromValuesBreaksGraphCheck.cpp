@@ -1,31 +1,23 @@
 //===--- TensorFromValuesBreaksGraphCheck.cpp -----------------------------===//
 
 #include "TensorFromValuesBreaksGraphCheck.h"
-#include "utils/AutogradFlow.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-void TensorFromValuesBreaksGraphCheck::registerMatchers(MatchFinder *Finder) {
-  // The analysis (and its CFG) is built only for functions that build a
-  // tensor from host values.
-  Functions.registerMatchers(UserCode, callExpr(isTensorFromValues()));
-  UserCode.registerWith(*Finder);
+StatementMatcher TensorFromValuesBreaksGraphCheck::functionFilter() const {
+  return callExpr(isTensorFromValues());
 }
 
-void TensorFromValuesBreaksGraphCheck::check(
-    const MatchFinder::MatchResult &Result) {
-  if (UserCode.handles(Result))
-    return;
-  const AutogradFlow *Flow = Functions.analysisOf(Result);
-  if (!Flow)
-    return;
+void TensorFromValuesBreaksGraphCheck::checkFunction(
+    const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
 
   const SourceManager &SM = *Result.SourceManager;
-  for (const AutogradFlow::BrokenGraph &B : Flow->brokenGraphs()) {
+  for (const AutogradFlow::BrokenGraph &B : Flow.brokenGraphs()) {
     if (!isInUserCode(SM.getSpellingLoc(beginLoc(*B.Construction)), SM))
       continue;
     const FunctionDecl *Factory = B.Construction->getDirectCallee();
@@ -40,13 +32,11 @@ void TensorFromValuesBreaksGraphCheck::check(
            DiagnosticIDs::Note);
     switch (B.Kind) {
     case AutogradFlow::GradientUse::ReturnedFromForward:
-      diag(beginLoc(*B.Use),
-           "the new tensor is returned from forward() here",
+      diag(beginLoc(*B.Use), "the new tensor is returned from forward() here",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::LossPrediction:
-      diag(beginLoc(*B.Use),
-           "the new tensor is the prediction of this loss",
+      diag(beginLoc(*B.Use), "the new tensor is the prediction of this loss",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::Backpropagated:

@@ -3,8 +3,7 @@
 #ifndef TORCH_TIDY_CHECKS_TENSORFROMVALUESBREAKSGRAPHCHECK_H
 #define TORCH_TIDY_CHECKS_TENSORFROMVALUESBREAKSGRAPHCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "utils/AutogradFlow.h"
+#include "AutogradGraphCheck.h"
 
 namespace clang::tidy::torch {
 
@@ -13,22 +12,15 @@ namespace clang::tidy::torch {
 /// then used where gradient must flow: returned from a module's forward(),
 /// passed as a loss's prediction, or backpropagated. The new tensor has no
 /// grad_fn, so backward() throws or the parameters silently get no gradient.
-class TensorFromValuesBreaksGraphCheck : public ClangTidyCheck {
+class TensorFromValuesBreaksGraphCheck : public AutogradGraphCheck {
 public:
-  TensorFromValuesBreaksGraphCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Functions.startTranslationUnit(); }
-  void onEndOfTranslationUnit() override { Functions.endTranslationUnit(); }
+  using AutogradGraphCheck::AutogradGraphCheck;
 
-private:
-  AutogradFunctions Functions;
-  /// The check's matchers, run over the user's code only.
-  UserCodeMatchFinder UserCode{*this};
+protected:
+  ast_matchers::StatementMatcher functionFilter() const override;
+  void
+  checkFunction(const AutogradFlow &Flow,
+                const ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
 } // namespace clang::tidy::torch

@@ -173,3 +173,19 @@ void not_used_for_gradient(torch::nn::Linear &model, torch::Tensor x) {
   auto copy = torch::tensor({out.item<float>()});
   auto doubled = copy * 2;
 }
+
+// --- Negative: a lambda that runs under its enclosing function's guard ---------
+// Grad mode is one analysis for every check: a lambda defined under a
+// NoGradGuard records no history, so its item() reads carry none either
+// (before the analyses were unified, the graph checks looked at the lambda's
+// own body only).
+void lambda_under_guard(torch::nn::Linear &model, torch::Tensor x,
+                        torch::Tensor target) {
+  torch::NoGradGuard no_grad;
+  auto score = [&] {
+    auto out = model(x);
+    auto rebuilt = torch::tensor({out.item<float>()});
+    return torch::mse_loss(rebuilt, target);
+  };
+  score();
+}

@@ -1,12 +1,13 @@
 //===--- BoundaryGuard.cpp - is a value kept away from a boundary? --------===//
 
-#include "utils/BoundaryGuard.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/BoundaryGuard.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/OpTable.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
-#include "llvm/ADT/StringSwitch.h"
 #include <cmath>
 
 namespace clang::tidy::torch {
@@ -19,55 +20,6 @@ constexpr unsigned MaxDepth = 12;
 /// other many times takes exponentially many (see
 /// test/checks/torch-missing-epsilon-crash-many-writes.cpp).
 constexpr unsigned MaxSteps = 4096;
-
-/// The outermost namespace \p DC lies in, if any.
-const NamespaceDecl *outermostNamespace(const DeclContext *DC) {
-  const NamespaceDecl *Top = nullptr;
-  for (; DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      Top = NS;
-  return Top;
-}
-
-bool isLibTorchFunction(const NamedDecl *D) {
-  D = D->getUnderlyingDecl();
-  if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-    D = FT->getTemplatedDecl();
-  const auto *FD = dyn_cast<FunctionDecl>(D);
-  if (!FD || isa<CXXMethodDecl>(FD))
-    return false;
-  const NamespaceDecl *Top = outermostNamespace(FD->getDeclContext());
-  return Top && (Top->getName() == "at" || Top->getName() == "torch");
-}
-
-bool isTensorClass(const CXXRecordDecl *RD) {
-  if (!RD || !RD->getIdentifier() ||
-      (RD->getName() != "Tensor" && RD->getName() != "TensorBase"))
-    return false;
-  const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
-  return NS && NS->getName() == "at" && !NS->getParent()->isNamespace();
-}
-
-bool isTensorMethod(const NamedDecl *D) {
-  D = D->getUnderlyingDecl();
-  if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
-    D = FT->getTemplatedDecl();
-  const auto *MD = dyn_cast<CXXMethodDecl>(D);
-  return MD && isTensorClass(MD->getParent());
-}
-
-bool inFunctionalNamespace(const DeclContext *DC) {
-  for (; DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (NS->getName() == "functional")
-        return true;
-  return false;
-}
-
-StringRef identifierOf(DeclarationName Name) {
-  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName()
-                             : StringRef();
-}
 
 struct Arithmetic {
   BinaryOperatorKind Op;
@@ -114,13 +66,15 @@ std::optional<Arithmetic> asArithmetic(const Expr *E) {
   auto Call = asLibTorchCall(E);
   if (!Call)
     return std::nullopt;
-  std::optional<BinaryOperatorKind> Op =
-      llvm::StringSwitch<std::optional<BinaryOperatorKind>>(Call->Name)
-          .Cases("add", "add_", BO_Add)
-          .Cases("sub", "subtract", BO_Sub)
-          .Cases("mul", "multiply", BO_Mul)
-          .Cases("div", "divide", "true_divide", BO_Div)
-          .Default(std::nullopt);
+  std::optional<BinaryOperatorKind> Op;
+  if (Call->is(op::Add))
+    Op = BO_Add;
+  else if (Call->is(op::Sub))
+    Op = BO_Sub;
+  else if (Call->is(op::Mul))
+    Op = BO_Mul;
+  else if (Call->is(op::Div))
+    Op = BO_Div;
   if (!Op)
     return std::nullopt;
   if (Call->Object && !Call->Args.empty())
@@ -130,66 +84,11 @@ std::optional<Arithmetic> asArithmetic(const Expr *E) {
   return std::nullopt;
 }
 
-/// Calls that return a view or copy of their operand's values (shape, dtype,
-/// device, selection): how close to a boundary the values are is unchanged.
 bool isValuePreserving(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("view", "view_as", "reshape", "reshape_as", "flatten", true)
-      .Cases("unflatten", "squeeze", "unsqueeze", "squeeze_", "unsqueeze_",
-             true)
-      .Cases("expand", "expand_as", "repeat", "repeat_interleave", "index",
-             true)
-      .Cases("index_select", "select", "narrow", "slice", "gather", true)
-      .Cases("masked_select", "transpose", "t", "permute", "contiguous", true)
-      .Cases("clone", "to", "type_as", "float", "double", true)
-      .Cases("half", "bfloat16", "cpu", "cuda", "diagonal", true)
-      .Cases("flip", "roll", "movedim", "take", true)
-      .Default(false);
+  return opHas(Name, op::ValuePreserving);
 }
-
-bool isDetach(StringRef Name) { return Name == "detach" || Name == "detach_"; }
-
-/// Norms and distances: 0 at a zero vector or equal inputs.
-bool isNormLike(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("norm", "linalg_norm", "vector_norm", "linalg_vector_norm", true)
-      .Cases("matrix_norm", "linalg_matrix_norm", "frobenius_norm", true)
-      .Cases("nuclear_norm", "dist", "cdist", "pairwise_distance", true)
-      .Default(false);
-}
-
-/// Losses that are 0 when prediction equals target.
-bool isDistanceLoss(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", true)
-      .Default(false);
-}
-
-bool isSumLike(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("sum", "nansum", "mean", "nanmean", "prod", true)
-      .Cases("cumsum", "amax", "amin", true)
-      .Default(false);
-}
-
-/// Functions whose value is > 0 for every finite input.
-bool isPositiveFunction(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("exp", "exp_", "exp2", "softplus", "sigmoid", true)
-      .Cases("sigmoid_", "cosh", true)
-      .Default(false);
-}
-
-bool isClamp(StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("clamp", "clamp_", "clip", "clip_", "clamp_min", true)
-      .Case("clamp_min_", true)
-      .Default(false);
-}
-
-bool isPow(StringRef Name) {
-  return Name == "pow" || Name == "pow_" || Name == "float_power";
-}
+bool isDetach(StringRef Name) { return opHas(Name, op::Detach); }
+bool isClamp(StringRef Name) { return opHas(Name, op::Clamp | op::ClampMin); }
 
 ReachResult make(Reach State) {
   ReachResult R;
@@ -281,10 +180,7 @@ private:
         // LibTorch's in-place methods are const and end in '_'; those that
         // only change the shape (unsqueeze_) keep every value.
         StringRef Name = M && M->getIdentifier() ? M->getName() : "";
-        bool ShapeOnly = Name == "unsqueeze_" || Name == "squeeze_" ||
-                         Name == "t_" || Name == "transpose_" ||
-                         Name == "detach_" || Name == "requires_grad_" ||
-                         Name == "retain_grad";
+        bool ShapeOnly = opHas(Name, op::KeepsValues);
         if (!ShapeOnly && (!M || !M->isConst() || Name.ends_with("_")))
           Writes.push_back({MC, nullptr});
       }
@@ -347,88 +243,6 @@ bool isTensorTyped(const Expr *E) {
 }
 
 } // namespace
-
-const Expr *operandOf(const LibTorchCall &C) {
-  if (C.Object)
-    return C.Object;
-  return C.Args.empty() ? nullptr : C.Args.front();
-}
-
-const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I) {
-  unsigned Index = C.Object ? I : I + 1;
-  return Index < C.Args.size() ? C.Args[Index] : nullptr;
-}
-
-const Expr *stripImplicit(const Expr *E) {
-  if (!E)
-    return nullptr;
-  while (true) {
-    const Expr *Next = E->IgnoreUnlessSpelledInSource();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next))
-      if (!isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() >= 1 &&
-          (CE->isElidable() || CE->getConstructor()->isCopyOrMoveConstructor()))
-        Next = CE->getArg(0);
-    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
-      if (Cast->getType()->isRecordType()) // c10::Scalar(1e-8)
-        Next = Cast->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-}
-
-std::optional<LibTorchCall> asLibTorchCall(const Expr *E) {
-  E = stripImplicit(E);
-  const auto *Call = dyn_cast_or_null<CallExpr>(E);
-  if (!Call || isa<CXXOperatorCallExpr>(Call))
-    return std::nullopt;
-  LibTorchCall R;
-  R.Call = Call;
-  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
-    const CXXMethodDecl *M = MC->getMethodDecl();
-    if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()))
-      return std::nullopt;
-    R.Name = M->getName();
-    R.Object = MC->getImplicitObjectArgument();
-    R.Member = Callee;
-  } else if (const FunctionDecl *FD = Call->getDirectCallee()) {
-    if (!FD->getIdentifier() || !isLibTorchFunction(FD))
-      return std::nullopt;
-    R.Name = FD->getName();
-    R.Functional = inFunctionalNamespace(FD->getDeclContext());
-  } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
-    R.Name = identifierOf(ULE->getName());
-    if (R.Name.empty() || ULE->getNumDecls() == 0 ||
-        !llvm::all_of(ULE->decls(), isLibTorchFunction))
-      return std::nullopt;
-    R.Functional =
-        inFunctionalNamespace((*ULE->decls_begin())->getDeclContext());
-  } else if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee)) {
-    R.Name = identifierOf(UME->getMemberName());
-    if (R.Name.empty() || UME->isImplicitAccess() || UME->getNumDecls() == 0 ||
-        !llvm::all_of(UME->decls(), isTensorMethod))
-      return std::nullopt;
-    R.Object = UME->getBase();
-    R.Member = UME;
-  } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
-    // `x.norm()` on an operand of dependent type: only its name is known. Used
-    // to classify operands, never to decide that a call is LibTorch's.
-    R.Name = identifierOf(DM->getMember());
-    if (R.Name.empty() || DM->isImplicitAccess())
-      return std::nullopt;
-    R.Object = DM->getBase();
-    R.Member = DM;
-  } else {
-    return std::nullopt;
-  }
-  for (const Expr *Arg : Call->arguments()) {
-    if (isa<CXXDefaultArgExpr>(Arg))
-      break;
-    R.Args.push_back(Arg);
-  }
-  return R;
-}
 
 std::optional<double> BoundaryAnalysis::constantValue(const Expr *E) const {
   E = stripImplicit(E);
@@ -678,7 +492,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     StringRef Name = C->Name;
     const Expr *X = operandOf(*C);
-    if (isPositiveFunction(Name))
+    if (C->is(op::Positive))
       return make(Reach::Guarded);
     if (isClamp(Name)) {
       const Expr *Min = argumentAfterOperand(*C, 0);
@@ -692,7 +506,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       }
       return make(Reach::Guarded); // A positive or epsilon-like lower bound.
     }
-    if (Name == "max" || Name == "maximum" || Name == "fmax") {
+    if (C->is(op::Max)) {
       const Expr *Other = argumentAfterOperand(*C, 0);
       if (!Other || !isTensorTyped(stripImplicit(Other)))
         return make(Reach::Unknown); // A reduction, not an elementwise max.
@@ -705,7 +519,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         return make(Reach::Reaches);
       return make(Reach::Unknown);
     }
-    if (Name == "relu" || Name == "relu_") {
+    if (C->is(op::Relu)) {
       // Every negative input gives exactly 0.
       ReachResult Base = zero(X, Depth + 1);
       if (Base.State == Reach::Guarded)
@@ -715,9 +529,9 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       R.Detached = Base.Detached;
       return R;
     }
-    if (Name == "abs" || Name == "absolute" || Name == "square")
+    if (C->is(op::Magnitude))
       return magnitude(X, Depth + 1);
-    if (isPow(Name)) {
+    if (C->is(op::Pow)) {
       std::optional<double> Base = constantValue(X);
       if (Base && *Base > 0)
         return make(Reach::Guarded); // 2^t
@@ -739,19 +553,18 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         R.NonNegative = true;
       return R;
     }
-    if (Name == "sqrt" || Name == "sqrt_") {
+    if (C->is(op::Sqrt)) {
       ReachResult R = zero(X, Depth + 1);
       R.Softmax = false;
       R.NonNegative = true;
       return R;
     }
-    if (isNormLike(Name) || isDistanceLoss(Name) || Name == "std" ||
-        Name == "var") {
+    if (C->is(op::Norm | op::DistanceLoss | op::Spread)) {
       ReachResult R = make(Reach::Reaches);
       R.NonNegative = true;
       return R;
     }
-    if (isSumLike(Name)) {
+    if (C->is(op::SumLike)) {
       // A sum of magnitudes (squares, abs) is a norm: 0 at 0. A sum of
       // values nothing is known about says nothing.
       ReachResult R = zero(X, Depth + 1);
@@ -762,7 +575,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       R.Softmax = false;
       return R;
     }
-    if (Name == "softmax" || Name == "_softmax") {
+    if (C->is(op::Probability)) {
       ReachResult R = make(Reach::Reaches);
       R.Softmax = true;
       R.NonNegative = true;
@@ -773,7 +586,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
       R.Detached = true;
       return R;
     }
-    if (Name == "masked_fill" || Name == "masked_fill_") {
+    if (C->is(op::MaskedFill)) {
       std::optional<double> Fill = constantValue(argumentAfterOperand(*C, 1));
       ReachResult R = zero(X, Depth + 1);
       if (Fill && *Fill == 0) {
@@ -784,8 +597,7 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
         return R;
       return make(Reach::Unknown);
     }
-    if (Name == "mm" || Name == "matmul" || Name == "bmm" || Name == "mv" ||
-        Name == "dot" || Name == "outer" || Name == "kron") {
+    if (C->is(op::Product)) {
       // Sums of products of positive values are positive.
       const Expr *Other = argumentAfterOperand(*C, 0);
       if (Other && zero(X, Depth + 1).State == Reach::Guarded &&
@@ -860,8 +672,7 @@ bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
   if (!E || Depth > MaxDepth || !takeStep())
     return false;
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
-    if (C->Name == "sigmoid" || C->Name == "softmax" ||
-        C->Name == "cosine_similarity")
+    if (C->is(op::SaturatesAtOne))
       return true;
     if (isValuePreserving(C->Name) || isDetach(C->Name))
       return reachesOne(operandOf(*C), Depth + 1);
@@ -923,8 +734,7 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     StringRef Name = C->Name;
     const Expr *X = operandOf(*C);
-    if (Name == "clamp" || Name == "clamp_" || Name == "clip" ||
-        Name == "clip_") {
+    if (C->is(op::Clamp)) {
       const Expr *Lo = argumentAfterOperand(*C, 0);
       const Expr *Hi = argumentAfterOperand(*C, 1);
       if (!Lo || !Hi || isEmptyOptional(Lo) || isEmptyOptional(Hi))
@@ -937,11 +747,9 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
       }
       return make(Reach::Guarded);
     }
-    if (Name == "cosine_similarity" || Name == "normalize" || Name == "sin" ||
-        Name == "cos" || Name == "tanh" || Name == "hardtanh")
+    if (C->is(op::BoundedUnit))
       return make(Reach::Reaches);
-    if (Name == "sum" || Name == "mean" || Name == "dot" || Name == "matmul" ||
-        Name == "mm" || Name == "bmm" || Name == "inner" || Name == "mv") {
+    if (C->is(op::UnitSum)) {
       ReachResult R = unit(X, Depth + 1);
       if (R.State == Reach::Reaches)
         return R;
@@ -1012,18 +820,17 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
     StringRef Name = C->Name;
     const Expr *X = operandOf(*C);
     DenominatorInfo D;
-    if (isNormLike(Name)) {
+    if (C->is(op::Norm)) {
       D.What = "a norm";
       D.NonNegative = true;
       return D;
     }
-    if (Name == "std" || Name == "var") {
-      D.What = Name == "std" ? "a standard deviation" : "a variance";
+    if (C->is(op::Spread)) {
+      D.What = Name.starts_with("std") ? "a standard deviation" : "a variance";
       D.NonNegative = true;
       return D;
     }
-    if (Name == "sum" || Name == "nansum" || Name == "mean" ||
-        Name == "nanmean") {
+    if (C->is(op::Sum)) {
       D.What = Name.ends_with("sum") ? "a sum" : "a mean";
       ReachResult R = zero(X, Depth + 1);
       D.Guarded = R.State == Reach::Guarded;
@@ -1031,8 +838,8 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       D.OperandUnknown = R.State == Reach::Unknown && !R.NonNegative;
       return D;
     }
-    bool IsSqrt = Name == "sqrt";
-    if (isPow(Name))
+    bool IsSqrt = C->is(op::Sqrt) && !C->is(op::InPlace);
+    if (C->is(op::Pow))
       if (std::optional<double> Exp =
               constantValue(argumentAfterOperand(*C, 0)))
         IsSqrt = *Exp == 0.5;

@@ -4,9 +4,13 @@
 // clang's CFG, shared by the checks that must know how autograd graphs are
 // built and consumed inside a function:
 //
-//  * which local tensors carry autograd history (the SPEC's local evidence:
-//    module forward, LibTorch loss, arithmetic on such a tensor, backward() on
-//    it; .detach()/.item()/.data() and no-grad guards remove it);
+//  * which tensors carry autograd history, and how strong the evidence is
+//    (docs/design.md, "Autograd history"): evident when a module's forward or
+//    a LibTorch loss produced it (not under a no-grad guard), when LibTorch's
+//    differentiable operations or tensor arithmetic computed it from such a
+//    tensor, or when backward() runs on it; possible when it only went
+//    through a call the analysis cannot see into; .detach()/.item()/.data()
+//    and fresh tensors have none;
 //  * which local, non-leaf tensor definitions each value was computed from
 //    (its "graph"), so that two losses sharing an intermediate are told apart
 //    from two losses that share only leaves and parameters;
@@ -17,7 +21,9 @@
 //    torch::autograd::grad) free a graph and whether they retain it;
 //  * where a variable is (re)defined: a definition executed again builds a
 //    fresh graph, so recomputation between passes and reassignment inside a
-//    loop are not second passes.
+//    loop are not second passes;
+//  * which variables and fields reach a backward pass at all (what a loss is
+//    built from), flow-insensitively.
 //
 // Abstraction: a definition site (a declaration or assignment of a local
 // tensor variable) stands for every value it produces. The state at a program
@@ -35,15 +41,18 @@
 #ifndef TORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
 #define TORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
 
+#include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
-#include "utils/UserCodeMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -62,14 +71,15 @@ GraphRetention graphRetentionOf(const CallExpr &Pass, const ASTContext &Ctx);
 /// source (not a default argument); null otherwise.
 const Expr *writtenRetainGraphArg(const CallExpr &Pass);
 
-/// The argument of a loss call that holds the prediction (input): the first
-/// tensor argument of a loss function or of a loss module's forward.
-const Expr *lossPredictionArg(const CallExpr &Loss);
-
-/// True if \p D is, or is inside, an instantiation of a function or class
-/// template. Walks declaration contexts only (no parent map), so it is cheap
-/// enough to ask of every function of a translation unit.
-bool isInTemplateInstantiation(const Decl &D);
+/// How strong the evidence is that a value has autograd history. Ordered:
+/// a join of paths keeps the strongest.
+enum class HistoryEvidence : std::uint8_t {
+  None,     ///< No history: a fresh tensor, a detached one, a host value.
+  Possible, ///< Computed from a tensor with history by a call the analysis
+            ///< cannot see into (a user function, an unknown operation).
+  Evident,  ///< Produced by a module's forward or a LibTorch loss, or
+            ///< computed from one by differentiable operations.
+};
 
 class AutogradFlow {
 public:
@@ -116,14 +126,53 @@ public:
   static std::unique_ptr<AutogradFlow> analyze(const FunctionDecl &F,
                                                ASTContext &Ctx);
 
+  /// The analysis of \p F, shared by every check in this translation unit
+  /// (see AutogradFunctions for the cache); null if \p F has no CFG.
+  static const AutogradFlow *of(const FunctionDecl &F, ASTContext &Ctx);
+  /// Forgets every shared analysis: call at the start and at the end of each
+  /// translation unit (from onStartOfTranslationUnit and
+  /// onEndOfTranslationUnit) in every check that uses of().
+  static void forgetTranslationUnit();
+
   /// Second passes, in source order of the failing call, one per call.
   llvm::ArrayRef<SecondPass> secondPasses() const { return SecondPasses; }
   /// Broken graphs, one per construction call.
   llvm::ArrayRef<BrokenGraph> brokenGraphs() const { return BrokenGraphs; }
 
+  /// The evidence that \p E, an expression of the analysed function (as
+  /// written or with its implicit nodes), has autograd history where it is
+  /// evaluated, joined over every path that reaches it.
+  HistoryEvidence historyOf(const Expr &E) const;
+
+  /// True if the analysis has local evidence that \p E has history: evident
+  /// history, or it is (computed by differentiable operations from) a local
+  /// tensor on which backward() runs.
+  bool hasHistoryEvidence(const Expr &E) const;
+
+  /// True if the variable or field \p D (a tensor, or a container of
+  /// tensors) reaches a backward pass of the function: it is named in what
+  /// `.backward()`, torch::autograd::backward or torch::autograd::grad
+  /// differentiates, directly or through variables computed from it
+  /// (`total = a + b; total.backward()`,
+  /// `torch::stack(losses).sum().backward()`). Values passed through
+  /// detach() or item() do not count. Flow-insensitive: a pass anywhere in
+  /// the function counts.
+  bool reachesBackwardPass(const ValueDecl &D) const;
+
 private:
+  struct Evidence {
+    HistoryEvidence History = HistoryEvidence::None;
+    bool Backpropagated = false;
+  };
+  const Evidence *evidenceOf(const Expr &E) const;
+
+  const FunctionDecl *Function = nullptr;
   llvm::SmallVector<SecondPass, 2> SecondPasses;
   llvm::SmallVector<BrokenGraph, 2> BrokenGraphs;
+  /// Per expression with any evidence, at the fixpoint.
+  llvm::DenseMap<const Expr *, Evidence> ExprEvidence;
+  /// reachesBackwardPass, computed on first use.
+  mutable std::optional<llvm::SmallPtrSet<const ValueDecl *, 16>> Reaching;
   friend class AutogradFlowBuilder;
 };
 

@@ -1,7 +1,10 @@
 //===--- AutogradFlow.cpp - function-local autograd dataflow --------------===//
 
-#include "utils/AutogradFlow.h"
-#include "utils/LibTorch.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/ast/BodyParents.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -25,55 +28,6 @@ namespace clang::tidy::torch {
 
 namespace {
 
-/// Argument positions of retain_graph and create_graph in each pass.
-struct PassSignature {
-  unsigned RetainIndex;
-  unsigned CreateIndex;
-};
-
-std::optional<PassSignature> signatureOf(const CallExpr &Pass) {
-  if (isa<CXXMemberCallExpr>(Pass) && isBackwardCall(Pass))
-    return PassSignature{1, 2}; // backward(gradient, retain, create, inputs)
-  if (isBackwardCall(Pass))
-    return PassSignature{2, 3}; // backward(tensors, grads, retain, create, ..)
-  if (isAutogradGradCall(Pass))
-    return PassSignature{3, 4}; // grad(outputs, inputs, grads, retain, ...)
-  return std::nullopt;
-}
-
-const Expr *writtenArg(const CallExpr &Call, unsigned Index) {
-  if (Index >= Call.getNumArgs() || isa<CXXDefaultArgExpr>(Call.getArg(Index)))
-    return nullptr;
-  return Call.getArg(Index);
-}
-
-/// Strips what the compiler adds around an argument as written: implicit
-/// casts, temporaries, and a converting construction of an optional.
-const Expr *stripConversions(const Expr *E) {
-  while (E) {
-    E = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-      // A converting construction: one written argument, the rest defaulted
-      // (std::vector's allocator, for instance).
-      unsigned Written = 0;
-      for (const Expr *Arg : Construct->arguments())
-        Written += !isa<CXXDefaultArgExpr>(Arg);
-      if (Written == 1 && Construct->getNumArgs() >= 1 &&
-          !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
-        E = Construct->getArg(0);
-        continue;
-      }
-      return E;
-    }
-    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      E = Cast->getSubExpr();
-      continue;
-    }
-    return E;
-  }
-  return E;
-}
-
 /// The constant truth value of a retain_graph / create_graph argument:
 /// nullopt when it is not a compile-time constant. An empty optional
 /// (c10::nullopt, `{}`) is reported through \p IsEmpty.
@@ -86,7 +40,7 @@ std::optional<bool> constantFlag(const Expr *Arg, const ASTContext &Ctx,
     IsEmpty = true;
     return std::nullopt;
   }
-  const Expr *E = stripConversions(Arg);
+  const Expr *E = stripArgumentConversions(Arg);
   if (!E || E->isValueDependent() || E->isTypeDependent())
     return std::nullopt;
   if (isEmptyOptional(E)) {
@@ -103,12 +57,12 @@ std::optional<bool> constantFlag(const Expr *Arg, const ASTContext &Ctx,
 } // namespace
 
 const Expr *writtenRetainGraphArg(const CallExpr &Pass) {
-  std::optional<PassSignature> Sig = signatureOf(Pass);
+  std::optional<PassFlagPositions> Sig = passFlagPositions(Pass);
   return Sig ? writtenArg(Pass, Sig->RetainIndex) : nullptr;
 }
 
 GraphRetention graphRetentionOf(const CallExpr &Pass, const ASTContext &Ctx) {
-  std::optional<PassSignature> Sig = signatureOf(Pass);
+  std::optional<PassFlagPositions> Sig = passFlagPositions(Pass);
   if (!Sig)
     return GraphRetention::Unknown;
   // Both torch::autograd::backward and Tensor::backward default retain_graph
@@ -128,25 +82,6 @@ GraphRetention graphRetentionOf(const CallExpr &Pass, const ASTContext &Ctx) {
   if (!Value)
     return GraphRetention::Unknown;
   return *Value ? GraphRetention::Retains : GraphRetention::Frees;
-}
-
-const Expr *lossPredictionArg(const CallExpr &Loss) {
-  unsigned First = isa<CXXOperatorCallExpr>(Loss) ? 1 : 0;
-  return First < Loss.getNumArgs() ? Loss.getArg(First) : nullptr;
-}
-
-bool isInTemplateInstantiation(const Decl &D) {
-  for (const DeclContext *DC = isa<DeclContext>(D) ? cast<DeclContext>(&D)
-                                                   : D.getDeclContext();
-       DC; DC = DC->getParent()) {
-    if (const auto *F = dyn_cast<FunctionDecl>(DC))
-      if (F->isTemplateInstantiation())
-        return true;
-    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(DC))
-      if (Spec->getSpecializationKind() != TSK_ExplicitSpecialization)
-        return true;
-  }
-  return false;
 }
 
 // --- The analysis
@@ -251,8 +186,14 @@ private:
 
 /// What the analysis knows about the value of an expression.
 struct Value {
-  /// The value is a tensor with autograd history.
-  bool History = false;
+  /// How strong the evidence is that the value is a tensor with autograd
+  /// history.
+  HistoryEvidence History = HistoryEvidence::None;
+  /// The value is (computed by a differentiable operation from) a local
+  /// tensor on which a backward pass runs: evidence of history for the
+  /// checks that ask, kept apart from History so that a tensor built from
+  /// values and then backpropagated is still known to have none.
+  bool Backpropagated = false;
   /// Local, non-leaf definitions (with history) whose graph the value reaches.
   DefSet Graph;
   /// The value is (derived from) a tensor built from values read out of a
@@ -267,7 +208,8 @@ struct Value {
   FreedSet Freed;
 
   void join(const Value &Other) {
-    History |= Other.History;
+    History = std::max(History, Other.History);
+    Backpropagated |= Other.Backpropagated;
     Graph.insertAll(Other.Graph);
     Freed.insertAll(Other.Freed);
     if (!FromValues) {
@@ -284,7 +226,7 @@ struct Value {
 struct Definition {
   const VarDecl *Var = nullptr;
   SourceLocation Loc;
-  bool History = false;
+  HistoryEvidence History = HistoryEvidence::None;
   /// backward() runs on the variable: evidence that its value is part of a
   /// graph, kept apart from History so that a tensor built from values and
   /// then backpropagated is still known to have no history.
@@ -395,11 +337,12 @@ struct State {
   }
 };
 
-/// Tensors, containers of tensors, and the braced lists that build them.
+/// Tensors, containers of tensors, the braced lists that build them, and a
+/// TorchScript module's output (c10::IValue, unwrapped by toTensor()).
 bool isTensorValued(QualType T) {
   if (T.isNull())
     return false;
-  if (isTensorType(T) || isTensorListType(T))
+  if (isTensorType(T) || isTensorListType(T) || isIValueType(T))
     return true;
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
@@ -421,7 +364,8 @@ Value filterByType(Value V, QualType T) {
   if (isTensorValued(T)) {
     V.Taint = nullptr;
   } else {
-    V.History = false;
+    V.History = HistoryEvidence::None;
+    V.Backpropagated = false;
     V.Graph.clear();
     V.FromValues = nullptr;
     V.ValuesRead = nullptr;
@@ -433,7 +377,7 @@ Value filterByType(Value V, QualType T) {
 /// single-element braced lists (`{loss}`).
 const VarDecl *soleVariableOf(const Expr *E) {
   for (int Depth = 0; E && Depth < 8; ++Depth) {
-    E = stripConversions(E);
+    E = stripArgumentConversions(E);
     if (!E)
       return nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
@@ -460,52 +404,44 @@ const Expr *passRootOf(const CallExpr &Pass) {
   return Pass.getNumArgs() > 0 ? Pass.getArg(0) : nullptr;
 }
 
-/// The variable whose storage a store through \p LHS writes into: `v` in
-/// `v[i]`, `v[i][j]`, `*v`, `v.at(i)`.
-const VarDecl *storedVariableOf(const Expr *LHS) {
-  for (int Depth = 0; LHS && Depth < 8; ++Depth) {
-    LHS = LHS->IgnoreParenImpCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS))
-      return dyn_cast<VarDecl>(Ref->getDecl());
-    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(LHS)) {
-      LHS = Subscript->getBase();
-      continue;
-    }
-    if (const auto *Unary = dyn_cast<UnaryOperator>(LHS)) {
-      if (Unary->getOpcode() != UO_Deref)
-        return nullptr;
-      LHS = Unary->getSubExpr();
-      continue;
-    }
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(LHS)) {
-      if ((Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Star) ||
-          Op->getNumArgs() < 1)
-        return nullptr;
-      LHS = Op->getArg(0);
-      continue;
-    }
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(LHS)) {
-      const auto *Method = Member->getMethodDecl();
-      if (!Method || !Method->getIdentifier() ||
-          (Method->getName() != "at" && Method->getName() != "front" &&
-           Method->getName() != "back"))
-        return nullptr;
-      LHS = Member->getImplicitObjectArgument();
-      continue;
-    }
-    return nullptr;
-  }
-  return nullptr;
+/// Lowers evidence of history to "possible": the value may carry history,
+/// but nothing local shows it.
+void capEvidence(Value &V) {
+  V.History = std::min(V.History, HistoryEvidence::Possible);
+  V.Backpropagated = false;
 }
 
-bool isContainerInsertion(const CXXMemberCallExpr &Call) {
-  const auto *Method = Call.getMethodDecl();
-  if (!Method || !Method->getIdentifier())
-    return false;
-  StringRef Name = Method->getName();
-  return Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
-         Name == "emplace" || Name == "push_front" || Name == "emplace_front" ||
-         Name == "assign" || Name == "append";
+/// Nodes that denote the same tensor as their operand: parentheses, implicit
+/// casts, temporaries, cleanups, copies and moves of a tensor.
+bool isTransparent(const Expr &E) {
+  if (isa<ParenExpr, ImplicitCastExpr, ExprWithCleanups,
+          MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+          CXXFunctionalCastExpr>(E))
+    return true;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+    return Construct->getNumArgs() == 1 &&
+           (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+            isTensorType(Construct->getArg(0)->getType()));
+  return false;
+}
+
+/// Calls whose result carries its operands' evidence of history unchanged:
+/// LibTorch's differentiable operations (op::Differentiable), arithmetic and
+/// indexing on tensors, and IValue::toTensor.
+bool keepsEvidence(const CallExpr &Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    switch (Op->getOperator()) {
+    case OO_Plus:
+    case OO_Minus:
+    case OO_Star:
+    case OO_Slash:
+    case OO_Subscript:
+      return isTensorType(Op->getType());
+    default:
+      return false;
+    }
+  }
+  return isDifferentiableCall(Call) || isIValueToTensorCall(Call);
 }
 
 bool isModuleForwardMethod(const FunctionDecl &F) {
@@ -541,7 +477,10 @@ private:
   State *S = nullptr;
   llvm::SmallPtrSet<const Stmt *, 8> Reported;
   llvm::DenseMap<const CallExpr *, bool> NoGrad;
-  const ParentMap *Parents = nullptr;
+  /// Parents inside the body (and, for a lambda, the function around it):
+  /// for the grad-mode guards in scope of a call.
+  BodyParents Scopes;
+  GradModeAnalysis GradMode{Scopes};
 
   bool isLocal(const VarDecl *VD) const {
     return VD && !VD->hasGlobalStorage() &&
@@ -567,8 +506,8 @@ private:
               const Value &V) {
     unsigned Id = definitionAt(Site, Var, Loc);
     Definition &D = Defs[Id];
-    if (V.History && !D.History) {
-      D.History = true;
+    if (V.History > D.History) {
+      D.History = V.History;
       DefsChanged = true;
     }
     if (V.FromValues && !D.FromValues) {
@@ -579,7 +518,7 @@ private:
     TensorFacts &Facts = S->Tensors[Var];
     Facts.Reaching = DefSet{Id};
     Facts.Graph = V.Graph;
-    if (D.History)
+    if (D.History != HistoryEvidence::None)
       Facts.Graph.insert(Id);
     // The variable's freed marks are those of the value it now holds; the
     // site's own graph is fresh.
@@ -589,9 +528,7 @@ private:
   }
 
   /// \p Var goes out of scope: its value can no longer be backpropagated.
-  void endLifetime(const VarDecl *Var) {
-    S->Tensors.erase(Var);
-  }
+  void endLifetime(const VarDecl *Var) { S->Tensors.erase(Var); }
 
   Value valueOfVariable(const VarDecl *Var) {
     Value V;
@@ -604,8 +541,9 @@ private:
       V.Graph = Facts->Graph;
       for (unsigned Id : Facts->Reaching) {
         const Definition &D = Defs[Id];
-        V.History |= D.History;
-        if (D.History || D.Backpropagated)
+        V.History = std::max(V.History, D.History);
+        V.Backpropagated |= D.Backpropagated;
+        if (D.History != HistoryEvidence::None || D.Backpropagated)
           V.Graph.insert(Id);
         if (!V.FromValues) {
           V.FromValues = D.FromValues;
@@ -621,52 +559,23 @@ private:
     return V;
   }
 
-  /// hasNoGradGuardInScope, restricted to this function and computed with
-  /// the function's own ParentMap: the innermost grad-mode guard declared
-  /// before \p St in an enclosing block decides. (ASTContext::getParents
-  /// would build a parent map of the whole translation unit, LibTorch's
-  /// headers included: seconds, for one question.)
-  bool guardedByNoGrad(const Stmt &St) {
-    if (!Parents)
-      return false;
-    const Stmt *Child = &St;
-    for (const Stmt *Parent = Parents->getParent(Child); Parent;
-         Child = Parent, Parent = Parents->getParent(Child)) {
-      const auto *Block = dyn_cast<CompoundStmt>(Parent);
-      if (!Block)
-        continue;
-      const VarDecl *Guard = nullptr;
-      for (const Stmt *Item : Block->body()) {
-        if (Item == Child)
-          break;
-        if (const auto *DS = dyn_cast<DeclStmt>(Item))
-          for (const Decl *D : DS->decls())
-            if (const auto *VD = dyn_cast<VarDecl>(D))
-              if (gradModeEffectOf(*VD) != GradModeEffect::None)
-                Guard = VD;
-      }
-      if (Guard)
-        return gradModeEffectOf(*Guard) != GradModeEffect::Enables;
-    }
-    return false;
-  }
-
   bool underNoGradGuard(const CallExpr &Call) {
     auto [It, Inserted] = NoGrad.try_emplace(&Call, false);
     if (Inserted)
-      It->second = guardedByNoGrad(Call);
+      It->second = GradMode.isOffAt(Call, Fn);
     return It->second;
   }
 
   void reportBroken(const Value &V, const Stmt &Use,
                     AutogradFlow::GradientUse Kind) {
-    if (!Reporting || !V.FromValues || V.History ||
+    if (!Reporting || !V.FromValues || V.History != HistoryEvidence::None ||
         !Reported.insert(V.FromValues).second)
       return;
     Out.BrokenGraphs.push_back({V.FromValues, V.ValuesRead, &Use, Kind});
   }
 
   Value visit(const Stmt *St);
+  Value visitExpr(const Expr &E);
   Value visitChildren(const Stmt &St);
   Value visitCall(const CallExpr &Call);
   Value assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
@@ -687,6 +596,14 @@ Value AutogradFlowBuilder::visit(const Stmt *St) {
   const auto *E = dyn_cast_or_null<Expr>(St);
   if (!E || isa<LambdaExpr>(E) || isa<BlockExpr>(E))
     return {};
+  Value V = visitExpr(*E);
+  if (Reporting && (V.History != HistoryEvidence::None || V.Backpropagated))
+    Out.ExprEvidence[E] = {V.History, V.Backpropagated};
+  return V;
+}
+
+Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
+  const Expr *E = &Node;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return valueOfVariable(dyn_cast<VarDecl>(Ref->getDecl()));
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
@@ -696,7 +613,11 @@ Value AutogradFlowBuilder::visit(const Stmt *St) {
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return filterByType(visitCall(*Call), Call->getType());
-  return filterByType(visitChildren(*E), E->getType());
+  Value V = visitChildren(*E);
+  // Only nodes that denote the same tensor pass the evidence on as it is.
+  if (!isTransparent(*E))
+    capEvidence(V);
+  return filterByType(V, E->getType());
 }
 
 Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
@@ -765,7 +686,7 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
 
   if (isTensorValueReadCall(Call)) {
     Value V;
-    if (ObjectValue.History)
+    if (ObjectValue.History != HistoryEvidence::None)
       V.Taint = &Call;
     return V;
   }
@@ -787,7 +708,7 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
       V.ValuesRead = nullptr;
     }
     if (!underNoGradGuard(Call))
-      V.History = true;
+      V.History = HistoryEvidence::Evident;
     return V;
   }
 
@@ -819,9 +740,26 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     }
   }
 
-  // Anything else computes its result from its operands.
+  // Templates: a backward pass through a still-dependent callee marks its
+  // object as backpropagated (evidence only: no graph is freed).
+  if (dependentCalleeName(Call) == "backward")
+    if (const VarDecl *Var = soleVariableOf(callObject(Call)); isLocal(Var))
+      if (const TensorFacts *Facts = S->Tensors.find(Var))
+        for (unsigned Id : Facts->Reaching)
+          if (!Defs[Id].Backpropagated) {
+            Defs[Id].Backpropagated = true;
+            DefsChanged = true;
+          }
+
+  // Anything else computes its result from its operands. The evidence passes
+  // on as it is through LibTorch's differentiable operations, arithmetic on
+  // tensors and the tensor a TorchScript module returned; any other call
+  // (a user function, an operation the table does not know) may or may not
+  // keep the history.
   Value V = AllArgs;
   V.join(ObjectValue);
+  if (!keepsEvidence(Call))
+    capEvidence(V);
   return V;
 }
 
@@ -946,7 +884,6 @@ bool AutogradFlowBuilder::run() {
   // Each full expression (or declaration, or return) is evaluated once, in
   // the first block where one of its parts appears.
   ParentMap BodyParents(const_cast<Stmt *>(Body));
-  Parents = &BodyParents;
   llvm::DenseMap<const DeclStmt *, const DeclStmt *> Synthetic;
   for (const auto &[SyntheticDS, Original] : Graph->synthetic_stmts())
     Synthetic[SyntheticDS] = Original;
@@ -1056,10 +993,167 @@ bool AutogradFlowBuilder::run() {
 std::unique_ptr<AutogradFlow> AutogradFlow::analyze(const FunctionDecl &F,
                                                     ASTContext &Ctx) {
   auto Result = std::make_unique<AutogradFlow>();
+  Result->Function = &F;
   AutogradFlowBuilder Builder(F, Ctx, *Result);
   if (!Builder.run())
     return nullptr;
   return Result;
+}
+
+// --- Queries
+// ----------------------------------------------------------------------------
+
+const AutogradFlow::Evidence *AutogradFlow::evidenceOf(const Expr &E) const {
+  // The expression as the caller holds it, then as written: a check may hold
+  // a node the analysis saw under an implicit conversion, or the reverse.
+  for (const Expr *Form :
+       {&E, E.IgnoreImplicit(), E.IgnoreParenImpCasts(), stripImplicit(&E)}) {
+    if (!Form)
+      continue;
+    auto It = ExprEvidence.find(Form);
+    if (It != ExprEvidence.end())
+      return &It->second;
+  }
+  return nullptr;
+}
+
+HistoryEvidence AutogradFlow::historyOf(const Expr &E) const {
+  const Evidence *Found = evidenceOf(E);
+  return Found ? Found->History : HistoryEvidence::None;
+}
+
+bool AutogradFlow::hasHistoryEvidence(const Expr &E) const {
+  const Evidence *Found = evidenceOf(E);
+  return Found &&
+         (Found->History == HistoryEvidence::Evident || Found->Backpropagated);
+}
+
+namespace {
+
+/// A definition of a variable's value found in its function: what was stored
+/// into it (initializer, `=`, `+=`, add_, push_back, ...).
+struct Definitions {
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Expr *, 2>> Values;
+  /// Variables on which backward() is called.
+  llvm::SmallPtrSet<const ValueDecl *, 4> Backpropagated;
+  /// What the backward passes differentiate.
+  llvm::SmallVector<const Expr *, 4> PassRoots;
+};
+
+Definitions collectDefinitions(const Stmt *Body) {
+  Definitions Defs;
+  forEachStmt(Body, [&](const Stmt &S) {
+    if (const auto *DS = dyn_cast<DeclStmt>(&S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+          Defs.Values[VD].push_back(VD->getInit());
+      return;
+    }
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (!Call)
+      return;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      switch (Op->getOperator()) {
+      case OO_Equal:
+      case OO_PlusEqual:
+      case OO_MinusEqual:
+      case OO_StarEqual:
+      case OO_SlashEqual:
+        if (Op->getNumArgs() == 2)
+          if (const ValueDecl *D = namedEntity(*Op->getArg(0)))
+            Defs.Values[D].push_back(Op->getArg(1));
+        return;
+      default:
+        break;
+      }
+    }
+    const Expr *Object = callObject(*Call);
+    const ValueDecl *ObjectEntity = Object ? namedEntity(*Object) : nullptr;
+    if (isBackwardCall(*Call) || isAutogradGradCall(*Call) ||
+        dependentCalleeName(*Call) == "backward") {
+      if (isa<CXXMemberCallExpr>(Call) ||
+          (Object && !isa<CXXOperatorCallExpr>(Call))) {
+        if (Object)
+          Defs.PassRoots.push_back(Object);
+        if (ObjectEntity)
+          Defs.Backpropagated.insert(ObjectEntity);
+      } else {
+        // torch::autograd::backward(tensors, ...) / grad(outputs, ...).
+        if (Call->getNumArgs() > 0)
+          Defs.PassRoots.push_back(Call->getArg(0));
+      }
+      return;
+    }
+    if (!ObjectEntity || isa<CXXOperatorCallExpr>(Call))
+      return;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    StringRef Name = Callee && Callee->getIdentifier()
+                         ? Callee->getName()
+                         : dependentCalleeName(*Call);
+    if (Name == "add_" || Name == "sub_" || Name == "mul_" || Name == "div_" ||
+        Name == "copy_" || Name == "push_back" || Name == "emplace_back")
+      for (const Expr *Arg : Call->arguments())
+        if (!isa<CXXDefaultArgExpr>(Arg))
+          Defs.Values[ObjectEntity].push_back(Arg);
+  });
+  return Defs;
+}
+
+/// Calls \p Fn on every variable or field named in \p E, except inside
+/// detach(), item() and data() (their values carry no history).
+void forEachNamedEntity(const Expr *E,
+                        llvm::function_ref<void(const ValueDecl &)> Fn) {
+  if (!E)
+    return;
+  forEachStmt(E, [&](const Stmt &S) {
+    // forEachStmt cannot prune; history-removing calls are rare enough that
+    // a second walk is acceptable.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      Fn(*Ref->getDecl());
+    else if (const auto *Member = dyn_cast<MemberExpr>(&S))
+      Fn(*Member->getMemberDecl());
+  });
+}
+
+bool containsHistoryRemovingCallOn(const Expr *E, const ValueDecl &D) {
+  bool Found = false;
+  forEachStmt(E, [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (Found || !Call || !isHistoryRemovingCall(*Call))
+      return;
+    if (const Expr *Object = callObject(*Call))
+      if (namedEntity(*Object) == &D)
+        Found = true;
+  });
+  return Found;
+}
+
+} // namespace
+
+bool AutogradFlow::reachesBackwardPass(const ValueDecl &D) const {
+  if (!Reaching) {
+    auto &Reached = Reaching.emplace();
+    const Stmt *Body = Function ? Function->getBody() : nullptr;
+    if (!Body)
+      return false;
+    const Definitions Defs = collectDefinitions(Body);
+    llvm::SmallVector<const ValueDecl *, 16> Work;
+    auto Reach = [&](const Expr *E) {
+      forEachNamedEntity(E, [&](const ValueDecl &V) {
+        if (!containsHistoryRemovingCallOn(E, V) && Reached.insert(&V).second)
+          Work.push_back(&V);
+      });
+    };
+    for (const Expr *Root : Defs.PassRoots)
+      Reach(Root);
+    while (!Work.empty()) {
+      const ValueDecl *V = Work.pop_back_val();
+      if (auto It = Defs.Values.find(V); It != Defs.Values.end())
+        for (const Expr *Value : It->second)
+          Reach(Value);
+    }
+  }
+  return Reaching->contains(&D);
 }
 
 // --- Selection and sharing for the graph checks
@@ -1087,9 +1181,18 @@ void AutogradFunctions::registerMatchers(
   Finder.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
                                  hasBody(stmt(hasDescendant(Filter))))
                         .bind("fn"));
-  Finder.addMatcher(
-      lambdaExpr(isExpansionInUserCode(), hasDescendant(Filter)).bind("lambda"));
+  Finder.addMatcher(lambdaExpr(isExpansionInUserCode(), hasDescendant(Filter))
+                        .bind("lambda"));
 }
+
+const AutogradFlow *AutogradFlow::of(const FunctionDecl &F, ASTContext &Ctx) {
+  auto [It, Inserted] = flowCache().try_emplace(FlowKey(&Ctx, &F));
+  if (Inserted)
+    It->second = AutogradFlow::analyze(F, Ctx);
+  return It->second.get();
+}
+
+void AutogradFlow::forgetTranslationUnit() { flowCache().clear(); }
 
 const AutogradFlow *AutogradFunctions::analysisOf(
     const ast_matchers::MatchFinder::MatchResult &Result) {
@@ -1099,20 +1202,17 @@ const AutogradFlow *AutogradFunctions::analysisOf(
   // Templates are analysed once, in their written form.
   if (!Fn || isInTemplateInstantiation(*Fn) || !Handed.insert(Fn).second)
     return nullptr;
-  auto [It, Inserted] = flowCache().try_emplace(FlowKey(Result.Context, Fn));
-  if (Inserted)
-    It->second = AutogradFlow::analyze(*Fn, *Result.Context);
-  return It->second.get();
+  return AutogradFlow::of(*Fn, *Result.Context);
 }
 
 void AutogradFunctions::startTranslationUnit() {
   Handed.clear();
-  flowCache().clear();
+  AutogradFlow::forgetTranslationUnit();
 }
 
 void AutogradFunctions::endTranslationUnit() {
   Handed.clear();
-  flowCache().clear();
+  AutogradFlow::forgetTranslationUnit();
 }
 
 } // namespace clang::tidy::torch

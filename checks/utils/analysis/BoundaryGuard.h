@@ -11,14 +11,16 @@
 //   * or nothing is visible about it (a parameter, a member, the result of a
 //     user function).
 // Every LibTorch function and Tensor method is recognised by its qualified
-// name (at::, torch::, Tensor methods), also when a call inside a template is
-// still an unresolved lookup.
+// name (asLibTorchCall), also when a call inside a template is still an
+// unresolved lookup; what each operation does to a value near a boundary is
+// read from the operation table (Ops.def).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCH_TIDY_CHECKS_UTILS_BOUNDARYGUARD_H
-#define TORCH_TIDY_CHECKS_UTILS_BOUNDARYGUARD_H
+#ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_BOUNDARYGUARD_H
+#define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_BOUNDARYGUARD_H
 
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -28,39 +30,6 @@
 #include <optional>
 
 namespace clang::tidy::torch {
-
-/// A call to a LibTorch function or Tensor method, as written: `at::sqrt(x)`
-/// (Object null, Args {x}), `x.sqrt()` (Object x, Args {}), also when the
-/// callee is still an unresolved lookup or a dependent member inside a
-/// template.
-struct LibTorchCall {
-  StringRef Name;
-  const Expr *Object = nullptr;
-  llvm::SmallVector<const Expr *, 3> Args;
-  const CallExpr *Call = nullptr;
-  /// For a method call: the member expression (for its location).
-  const Expr *Member = nullptr;
-  /// The callee lives in torch::nn::functional (F::softmax, F::normalize).
-  bool Functional = false;
-};
-
-/// Recognises \p E (parentheses and implicit nodes stripped) as a call to a
-/// function in namespace at or torch (at::sqrt,
-/// torch::nn::functional::softplus, torch::linalg::norm) or to a method of
-/// at::Tensor.
-std::optional<LibTorchCall> asLibTorchCall(const Expr *E);
-
-/// The tensor a LibTorch call operates on: the object of a method call, the
-/// first argument of a function.
-const Expr *operandOf(const LibTorchCall &C);
-
-/// The \p I-th argument after the operand (`x.clamp(lo, hi)`: 0 is lo;
-/// `at::clamp(x, lo, hi)`: 0 is lo too), or null.
-const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
-
-/// Strips parentheses, implicit casts and conversions, temporaries and
-/// implicit constructor calls (double -> c10::Scalar).
-const Expr *stripImplicit(const Expr *E);
 
 /// How close a value can come to a boundary.
 enum class Reach {

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCH_TIDY_CHECKS_UTILS_USERCODEMATCHFINDER_H
-#define TORCH_TIDY_CHECKS_UTILS_USERCODEMATCHFINDER_H
+#ifndef TORCH_TIDY_CHECKS_UTILS_LIBTORCH_USERCODEMATCHFINDER_H
+#define TORCH_TIDY_CHECKS_UTILS_LIBTORCH_USERCODEMATCHFINDER_H
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

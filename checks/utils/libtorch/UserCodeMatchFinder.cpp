@@ -1,7 +1,7 @@
 //===--- UserCodeMatchFinder.cpp - match the user's code only -------------===//
 
-#include "utils/UserCodeMatchFinder.h"
-#include "utils/LibTorch.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
 
 using namespace clang::ast_matchers;

@@ -1,0 +1,199 @@
+//===--- ASTUtils.cpp - generic helpers over clang's AST ------------------===//
+
+#include "utils/ast/ASTUtils.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace clang::tidy::torch {
+
+const Expr *stripImplicit(const Expr *E) {
+  if (!E)
+    return nullptr;
+  while (true) {
+    const Expr *Next = E->IgnoreUnlessSpelledInSource();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Next))
+      if (!isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() >= 1 &&
+          (CE->isElidable() || CE->getConstructor()->isCopyOrMoveConstructor()))
+        Next = CE->getArg(0);
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      if (Cast->getType()->isRecordType()) // c10::Scalar(1e-8)
+        Next = Cast->getSubExpr();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+}
+
+const Expr *stripArgumentConversions(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      // A converting construction: one written argument, the rest defaulted
+      // (std::vector's allocator, for instance).
+      unsigned Written = 0;
+      for (const Expr *Arg : Construct->arguments())
+        Written += !isa<CXXDefaultArgExpr>(Arg);
+      if (Written == 1 && Construct->getNumArgs() >= 1 &&
+          !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
+        E = Construct->getArg(0);
+        continue;
+      }
+      return E;
+    }
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    return E;
+  }
+  return E;
+}
+
+bool isStoredValue(const Expr *E, const Expr &Target) {
+  while (E && E != &Target) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
+    else if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temporary->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
+      E = Cast->getSubExpr();
+    else
+      return false;
+  }
+  return E == &Target;
+}
+
+const ValueDecl *namedEntity(const Expr &E) {
+  const Expr *Stripped = E.IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Stripped))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(Stripped))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+StringRef identifierOf(DeclarationName Name) {
+  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName()
+                             : StringRef();
+}
+
+StringRef dependentCalleeName(const CallExpr &Call) {
+  const Expr *Callee = Call.getCallee();
+  if (!Callee)
+    return {};
+  Callee = Callee->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = M->getMember();
+  else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+    Name = M->getMemberName();
+  else if (const auto *L = dyn_cast<UnresolvedLookupExpr>(Callee))
+    Name = L->getName();
+  else if (const auto *D = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+    Name = D->getDeclName();
+  if (const IdentifierInfo *II = Name.getAsIdentifierInfo())
+    return II->getName();
+  return {};
+}
+
+const Expr *callObject(const CallExpr &Call) {
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+           Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+    Object = Op->getArg(0);
+  else if (const auto *Callee = Call.getCallee()) {
+    Callee = Callee->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+      Object = M->isImplicitAccess() ? nullptr : M->getBase();
+    else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(Callee))
+      Object = M->isImplicitAccess() ? nullptr : M->getBase();
+  }
+  return Object ? Object->IgnoreParenImpCasts() : nullptr;
+}
+
+const Expr *writtenArg(const CallExpr &Call, unsigned Index) {
+  if (Index >= Call.getNumArgs() || isa<CXXDefaultArgExpr>(Call.getArg(Index)))
+    return nullptr;
+  return Call.getArg(Index);
+}
+
+bool isLoopStmt(const Stmt &S) {
+  return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+}
+
+void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt &)> Fn) {
+  if (!S)
+    return;
+  Fn(*S);
+  for (const Stmt *Child : S->children())
+    forEachStmt(Child, Fn);
+}
+
+bool isInTemplateInstantiation(const Decl &D) {
+  for (const DeclContext *DC = isa<DeclContext>(D) ? cast<DeclContext>(&D)
+                                                   : D.getDeclContext();
+       DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation())
+        return true;
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(DC))
+      if (Spec->getSpecializationKind() != TSK_ExplicitSpecialization)
+        return true;
+  }
+  return false;
+}
+
+bool isContainerInsertion(const CXXMemberCallExpr &Call) {
+  const auto *Method = Call.getMethodDecl();
+  if (!Method || !Method->getIdentifier())
+    return false;
+  StringRef Name = Method->getName();
+  return Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
+         Name == "emplace" || Name == "push_front" || Name == "emplace_front" ||
+         Name == "assign" || Name == "append";
+}
+
+const VarDecl *storedVariableOf(const Expr *LHS) {
+  for (int Depth = 0; LHS && Depth < 8; ++Depth) {
+    LHS = LHS->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(LHS)) {
+      LHS = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(LHS)) {
+      if (Unary->getOpcode() != UO_Deref)
+        return nullptr;
+      LHS = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(LHS)) {
+      if ((Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Star) ||
+          Op->getNumArgs() < 1)
+        return nullptr;
+      LHS = Op->getArg(0);
+      continue;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(LHS)) {
+      const auto *Method = Member->getMethodDecl();
+      if (!Method || !Method->getIdentifier() ||
+          (Method->getName() != "at" && Method->getName() != "front" &&
+           Method->getName() != "back"))
+        return nullptr;
+      LHS = Member->getImplicitObjectArgument();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,572 @@
+//===--- LibTorch.cpp - what torch-tidy knows about LibTorch --------------===//
+
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// An include root holds LibTorch if it has one of LibTorch's umbrella headers.
+bool holdsLibTorch(StringRef Root, llvm::vfs::FileSystem &FS) {
+  static const char *const Markers[] = {"torch/torch.h", "torch/script.h",
+                                        "ATen/ATen.h"};
+  for (const char *Marker : Markers) {
+    llvm::SmallString<256> Path(Root);
+    llvm::sys::path::append(Path, Marker);
+    if (FS.exists(Path))
+      return true;
+  }
+  return false;
+}
+
+bool isLibTorchPath(StringRef File, llvm::vfs::FileSystem &FS) {
+  // Memoised per directory: a translation unit sees a few hundred directories.
+  static thread_local llvm::StringMap<bool> Cache;
+  StringRef Dir = llvm::sys::path::parent_path(File);
+  auto [It, Inserted] = Cache.try_emplace(Dir, false);
+  if (!Inserted)
+    return It->second;
+  bool Result = false;
+  for (StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    StringRef Name = llvm::sys::path::filename(D);
+    if ((Name == "torch" || Name == "ATen" || Name == "c10" ||
+         Name == "caffe2") &&
+        holdsLibTorch(llvm::sys::path::parent_path(D), FS)) {
+      Result = true;
+      break;
+    }
+    if (D == llvm::sys::path::parent_path(D))
+      break;
+  }
+  It->second = Result;
+  return Result;
+}
+
+/// Strips references, cv-qualifiers and sugar, and returns the record or enum
+/// declaration behind \p T, if any.
+const NamedDecl *namedTypeDecl(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (const auto *TT = T->getAs<TagType>())
+    return TT->getDecl();
+  return nullptr;
+}
+
+bool hasQualifiedName(const NamedDecl *D,
+                      std::initializer_list<StringRef> Names) {
+  if (!D)
+    return false;
+  std::string Qualified = D->getQualifiedNameAsString();
+  for (StringRef N : Names)
+    if (Qualified == N)
+      return true;
+  return false;
+}
+
+/// c10::optional is its own class in LibTorch 1.x and an alias of std::optional
+/// in 2.x; libstdc++ keeps std::optional's declaration in std (not std::__1).
+bool isOptionalOf(QualType T, llvm::function_ref<bool(QualType)> Inner) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
+  if (!Spec || !hasQualifiedName(Spec, {"c10::optional", "std::optional",
+                                        "std::__1::optional"}))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() == 1 && Args[0].getKind() == TemplateArgument::Type &&
+         Inner(Args[0].getAsType());
+}
+
+} // namespace
+
+bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM) {
+  if (Loc.isInvalid())
+    return false;
+  SourceLocation Expansion = SM.getExpansionLoc(Loc);
+  FileID FID = SM.getFileID(Expansion);
+  if (FID == SM.getMainFileID())
+    return false;
+  OptionalFileEntryRef Entry = SM.getFileEntryRefForID(FID);
+  if (!Entry)
+    return false;
+  return isLibTorchPath(Entry->getName(),
+                        SM.getFileManager().getVirtualFileSystem());
+}
+
+bool isInUserCode(SourceLocation Loc, const SourceManager &SM) {
+  if (Loc.isInvalid())
+    return false;
+  return !SM.isInSystemHeader(SM.getExpansionLoc(Loc)) &&
+         !isInLibTorchHeader(Loc, SM);
+}
+
+bool isTensorType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"at::Tensor", "at::TensorBase"});
+}
+
+bool isIValueType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::IValue"});
+}
+
+bool isTensorClass(const CXXRecordDecl *RD) {
+  return RD && hasQualifiedName(RD, {"at::Tensor", "at::TensorBase"});
+}
+
+bool isTensorListType(QualType T) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
+  if (!Spec || !hasQualifiedName(Spec, {"std::vector", "std::__1::vector",
+                                        "c10::ArrayRef", "c10::List"}))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         isTensorType(Args[0].getAsType());
+}
+
+bool isDeviceType(QualType T) {
+  auto IsDeviceOrType = [](QualType Q) {
+    return hasQualifiedName(namedTypeDecl(Q),
+                            {"c10::Device", "c10::DeviceType"});
+  };
+  return IsDeviceOrType(T) || isOptionalOf(T, IsDeviceOrType);
+}
+
+bool isDeviceClassType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::Device"});
+}
+
+bool isNullOptType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::nullopt_t", "std::nullopt_t",
+                                             "std::__1::nullopt_t"});
+}
+
+bool isEmptyOptional(const Expr *E) {
+  if (!E)
+    return false;
+  E = E->IgnoreUnlessSpelledInSource();
+  if (isNullOptType(E->getType()))
+    return true;
+  if (const auto *Init = dyn_cast<InitListExpr>(E))
+    return Init->getNumInits() == 0;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0 &&
+           isOptionalOf(Construct->getType(), [](QualType) { return true; });
+  return false;
+}
+
+namespace {
+
+/// Calls \p Pred on \p RD and every base class (with a definition); true if
+/// any call returns true.
+bool anyClassInHierarchy(const CXXRecordDecl *RD,
+                         llvm::function_ref<bool(const CXXRecordDecl &)> Pred) {
+  if (!RD)
+    return false;
+  if (Pred(*RD))
+    return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (anyClassInHierarchy(Base.getType()->getAsCXXRecordDecl(), Pred))
+      return true;
+  return false;
+}
+
+/// The template a class specialisation was instantiated from, or null.
+const ClassTemplateDecl *templateOf(const CXXRecordDecl &RD) {
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&RD))
+    return Spec->getSpecializedTemplate();
+  return nullptr;
+}
+
+bool isModuleHolder(const CXXRecordDecl &RD) {
+  const ClassTemplateDecl *T = templateOf(RD);
+  return T && T->getQualifiedNameAsString() == "torch::nn::ModuleHolder";
+}
+
+bool isLossImpl(const CXXRecordDecl &RD) {
+  if (!RD.getIdentifier() || !RD.getName().ends_with("LossImpl"))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(RD.getDeclContext());
+  return NS && NS->getQualifiedNameAsString() == "torch::nn";
+}
+
+const CXXRecordDecl *recordOf(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType();
+  if (const auto *PT = T->getAs<PointerType>())
+    T = PT->getPointeeType();
+  return T->getAsCXXRecordDecl();
+}
+
+/// The method a call invokes on an object, and the object's class: member
+/// calls (`a.f()`, `a->f()`) and overloaded operator() (`a(x)`).
+std::pair<const CXXMethodDecl *, const CXXRecordDecl *>
+methodAndClass(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *M = Member->getMethodDecl();
+    return {M, M ? M->getParent() : nullptr};
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+      return {dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee()),
+              recordOf(Op->getArg(0)->getType())};
+  return {nullptr, nullptr};
+}
+
+bool calleeIs(const CallExpr &Call, StringRef QualifiedName) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  return F && F->getQualifiedNameAsString() == QualifiedName;
+}
+
+} // namespace
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    return hasQualifiedName(&C, {"torch::nn::Module", "torch::jit::Module"}) ||
+           isModuleHolder(C);
+  });
+}
+
+bool isLossModuleClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    if (isLossImpl(C))
+      return true;
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&C);
+    if (!Spec || !isModuleHolder(C) || Spec->getTemplateArgs().size() != 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return false;
+    const CXXRecordDecl *Impl =
+        Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    return Impl && isLossImpl(*Impl);
+  });
+}
+
+bool isModuleForwardCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Class)
+    return false;
+  if (isa<CXXOperatorCallExpr>(Call))
+    return isModuleClass(Class);
+  return Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Class);
+}
+
+// --- LibTorch's tensor operations
+// ---------------------------------------------
+
+namespace {
+
+/// The outermost namespace \p DC lies in, if any.
+const NamespaceDecl *outermostNamespace(const DeclContext *DC) {
+  const NamespaceDecl *Top = nullptr;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Top = NS;
+  return Top;
+}
+
+const FunctionDecl *asFunction(const NamedDecl *D) {
+  D = D->getUnderlyingDecl();
+  if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+    D = FT->getTemplatedDecl();
+  return dyn_cast<FunctionDecl>(D);
+}
+
+bool isTensorMethod(const NamedDecl *D) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(asFunction(D));
+  return MD && isTensorClass(MD->getParent());
+}
+
+bool inFunctionalNamespace(const DeclContext *DC) {
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "functional")
+        return true;
+  return false;
+}
+
+/// The function's namespace is exactly one of at, torch and (when
+/// \p Functional) torch::nn::functional: where LibTorch's tensor operations
+/// and losses are declared for users.
+bool inTensorOpNamespace(const FunctionDecl &F, bool Functional) {
+  const auto *NS = dyn_cast<NamespaceDecl>(F.getDeclContext());
+  if (!NS)
+    return false;
+  std::string Namespace = NS->getQualifiedNameAsString();
+  return Namespace == "at" || Namespace == "torch" ||
+         (Functional && Namespace == "torch::nn::functional");
+}
+
+/// A free function (not a method) with an identifier.
+const FunctionDecl *namedFreeCallee(const CallExpr &Call) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  if (!F || !F->getIdentifier() || isa<CXXMethodDecl>(F))
+    return nullptr;
+  return F;
+}
+
+/// The name of the at::Tensor method \p Call invokes, or "".
+StringRef tensorMethodName(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Method->getIdentifier() || !isTensorClass(Class))
+    return {};
+  return Method->getName();
+}
+
+} // namespace
+
+bool isLibTorchFunction(const NamedDecl *D) {
+  const FunctionDecl *FD = D ? asFunction(D) : nullptr;
+  if (!FD || isa<CXXMethodDecl>(FD))
+    return false;
+  const NamespaceDecl *Top = outermostNamespace(FD->getDeclContext());
+  return Top && (Top->getName() == "at" || Top->getName() == "torch");
+}
+
+const Expr *operandOf(const LibTorchCall &C) {
+  if (C.Object)
+    return C.Object;
+  return C.Args.empty() ? nullptr : C.Args.front();
+}
+
+const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I) {
+  unsigned Index = C.Object ? I : I + 1;
+  return Index < C.Args.size() ? C.Args[Index] : nullptr;
+}
+
+std::optional<LibTorchCall> asLibTorchCall(const Expr *E) {
+  E = stripImplicit(E);
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call || isa<CXXOperatorCallExpr>(Call))
+    return std::nullopt;
+  LibTorchCall R;
+  R.Call = Call;
+  const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()))
+      return std::nullopt;
+    R.Name = M->getName();
+    R.Object = MC->getImplicitObjectArgument();
+    R.Member = Callee;
+  } else if (const FunctionDecl *FD = Call->getDirectCallee()) {
+    if (!FD->getIdentifier() || !isLibTorchFunction(FD))
+      return std::nullopt;
+    R.Name = FD->getName();
+    R.Functional = inFunctionalNamespace(FD->getDeclContext());
+  } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
+    R.Name = identifierOf(ULE->getName());
+    if (R.Name.empty() || ULE->getNumDecls() == 0 ||
+        !llvm::all_of(ULE->decls(), isLibTorchFunction))
+      return std::nullopt;
+    R.Functional =
+        inFunctionalNamespace((*ULE->decls_begin())->getDeclContext());
+  } else if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee)) {
+    R.Name = identifierOf(UME->getMemberName());
+    if (R.Name.empty() || UME->isImplicitAccess() || UME->getNumDecls() == 0 ||
+        !llvm::all_of(UME->decls(), isTensorMethod))
+      return std::nullopt;
+    R.Object = UME->getBase();
+    R.Member = UME;
+  } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
+    // `x.norm()` on an operand of dependent type: only its name is known. Used
+    // to classify operands, never to decide that a call is LibTorch's.
+    R.Name = identifierOf(DM->getMember());
+    if (R.Name.empty() || DM->isImplicitAccess())
+      return std::nullopt;
+    R.Object = DM->getBase();
+    R.Member = DM;
+  } else {
+    return std::nullopt;
+  }
+  for (const Expr *Arg : Call->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      break;
+    R.Args.push_back(Arg);
+  }
+  return R;
+}
+
+const OpInfo *tensorOpOf(const CallExpr &Call) {
+  if (StringRef Method = tensorMethodName(Call); !Method.empty())
+    return lookupOp(Method);
+  if (const FunctionDecl *F = namedFreeCallee(Call))
+    if (isLibTorchFunction(F))
+      return lookupOp(F->getName());
+  return nullptr;
+}
+
+bool isHistoryRemovingCall(const CallExpr &Call) {
+  StringRef Name = tensorMethodName(Call);
+  return !Name.empty() && opHas(Name, op::RemovesHistory);
+}
+
+bool isTensorValueReadCall(const CallExpr &Call) {
+  StringRef Name = tensorMethodName(Call);
+  return !Name.empty() && opHas(Name, op::ReadsValues);
+}
+
+bool isTensorFromValuesCall(const CallExpr &Call) {
+  const FunctionDecl *F = namedFreeCallee(Call);
+  return F && inTensorOpNamespace(*F, /*Functional=*/false) &&
+         opHas(F->getName(), op::FromValues);
+}
+
+bool isTensorFactoryCall(const CallExpr &Call) {
+  const FunctionDecl *F = namedFreeCallee(Call);
+  return F && inTensorOpNamespace(*F, /*Functional=*/false) &&
+         opHas(F->getName(), op::Fresh);
+}
+
+bool isDifferentiableCall(const CallExpr &Call) {
+  if (StringRef Method = tensorMethodName(Call); !Method.empty())
+    return isTensorType(Call.getType()) && opHas(Method, op::Differentiable);
+  const FunctionDecl *F = namedFreeCallee(Call);
+  return F && inTensorOpNamespace(*F, /*Functional=*/true) &&
+         opHas(F->getName(), op::Differentiable);
+}
+
+// --- Modules, losses, backward passes, optimizers
+// ------------------------------
+
+bool isLossCall(const CallExpr &Call) {
+  if (isModuleForwardCall(Call)) {
+    auto [Method, Class] = methodAndClass(Call);
+    return isLossModuleClass(Class);
+  }
+  const FunctionDecl *F = namedFreeCallee(Call);
+  return F && inTensorOpNamespace(*F, /*Functional=*/true) &&
+         opHas(F->getName(), op::Loss);
+}
+
+const Expr *lossPredictionArg(const CallExpr &Loss) {
+  unsigned First = isa<CXXOperatorCallExpr>(Loss) ? 1 : 0;
+  return First < Loss.getNumArgs() ? Loss.getArg(First) : nullptr;
+}
+
+bool isBackwardCall(const CallExpr &Call) {
+  if (tensorMethodName(Call) == "backward")
+    return true;
+  return calleeIs(Call, "torch::autograd::backward");
+}
+
+bool isAutogradGradCall(const CallExpr &Call) {
+  return calleeIs(Call, "torch::autograd::grad");
+}
+
+std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass) {
+  if (isa<CXXMemberCallExpr>(Pass) && isBackwardCall(Pass))
+    return PassFlagPositions{1, 2}; // backward(gradient, retain, create, ..)
+  if (isBackwardCall(Pass))
+    return PassFlagPositions{2, 3}; // backward(tensors, grads, retain, ...)
+  if (isAutogradGradCall(Pass))
+    return PassFlagPositions{3, 4}; // grad(outputs, inputs, grads, retain,..)
+  return std::nullopt;
+}
+
+bool isOptimizerStepCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  return Method && Method->getIdentifier() && Method->getName() == "step" &&
+         anyClassInHierarchy(Class, [](const CXXRecordDecl &C) {
+           return hasQualifiedName(&C, {"torch::optim::Optimizer"});
+         });
+}
+
+bool isTrainingCall(const CallExpr &Call) {
+  if (isBackwardCall(Call) || isAutogradGradCall(Call) ||
+      isOptimizerStepCall(Call))
+    return true;
+  StringRef Name = dependentCalleeName(Call);
+  return Name == "backward" || Name == "grad" || Name == "step";
+}
+
+bool containsTrainingCall(const Stmt &S) {
+  bool Found = false;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (!Found)
+      if (const auto *Call = dyn_cast<CallExpr>(&Child))
+        Found = isTrainingCall(*Call);
+  });
+  return Found;
+}
+
+namespace {
+
+bool isModuleModeCall(const CallExpr &Call, const ASTContext &Ctx,
+                      bool WantEval) {
+  auto [Method, Class] = methodAndClass(Call);
+  if (!Method || !Method->getIdentifier() || !isModuleClass(Class))
+    return false;
+  StringRef Name = Method->getName();
+  if (Name == "eval")
+    return WantEval;
+  if (Name != "train")
+    return false;
+  bool On = true;
+  if (Call.getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(Call.getArg(0))) {
+    const Expr *Arg = Call.getArg(0);
+    if (Arg->isValueDependent() || !Arg->EvaluateAsBooleanCondition(On, Ctx))
+      return false; // train(flag): unknown either way.
+  }
+  return WantEval ? !On : On;
+}
+
+} // namespace
+
+bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx) {
+  return isModuleModeCall(Call, Ctx, /*WantEval=*/true);
+}
+
+bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx) {
+  return isModuleModeCall(Call, Ctx, /*WantEval=*/false);
+}
+
+bool isIValueToTensorCall(const CallExpr &Call) {
+  auto [Method, Class] = methodAndClass(Call);
+  return Method && Method->getIdentifier() && Method->getName() == "toTensor" &&
+         hasQualifiedName(Class, {"c10::IValue"});
+}
+
+// --- Grad mode
+// -------------------------------------------------------------------
+
+GradModeEffect gradModeEffectOf(const VarDecl &VD) {
+  const NamedDecl *Type = namedTypeDecl(VD.getType());
+  const bool IsNoGrad = hasQualifiedName(Type, {"c10::NoGradGuard"});
+  const bool IsInference = hasQualifiedName(Type, {"c10::InferenceMode"});
+  const bool IsAutoGrad = hasQualifiedName(Type, {"c10::AutoGradMode"});
+  if (!IsNoGrad && !IsInference && !IsAutoGrad)
+    return GradModeEffect::None;
+  if (IsNoGrad)
+    return GradModeEffect::Disables;
+  // The constructor's argument says which way the guard goes.
+  const Expr *Arg = nullptr;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+          VD.getInit() ? VD.getInit()->IgnoreImplicit() : nullptr))
+    if (Construct->getNumArgs() > 0 &&
+        !isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+      Arg = Construct->getArg(0);
+  if (!Arg)
+    return IsInference ? GradModeEffect::Disables : GradModeEffect::Unknown;
+  bool Enabled = false;
+  if (Arg->isValueDependent() ||
+      !Arg->EvaluateAsBooleanCondition(Enabled, VD.getASTContext()))
+    return GradModeEffect::Unknown;
+  if (IsInference)
+    return Enabled ? GradModeEffect::Disables : GradModeEffect::None;
+  return Enabled ? GradModeEffect::Enables : GradModeEffect::Disables;
+}
+
+bool isGradModeSetCall(const CallExpr &Call) {
+  return calleeIs(Call, "c10::GradMode::set_enabled");
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,259 @@
+//===--- LibTorch.h - what torch-tidy knows about LibTorch -----*- C++ -*-===//
+//
+// Every LibTorch entity the checks recognise, recognised in one place: where
+// LibTorch's own headers are, which types are tensors, devices, modules and
+// optimizers, which calls are module forwards, losses, backward passes and
+// optimizer steps, and which calls are LibTorch's tensor operations (whose
+// facts are in the operation table, OpTable.h / Ops.def).
+//
+// Every predicate matches by qualified name (at::Tensor, c10::Device,
+// torch::nn::Module, ...), so a user type or function that merely shares a
+// spelling is never taken for LibTorch's. Calls inside templates whose callee
+// is still an unresolved lookup or a dependent member are recognised where
+// the lookup can only find LibTorch's declarations (asLibTorchCall).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_UTILS_LIBTORCH_LIBTORCH_H
+#define TORCH_TIDY_CHECKS_UTILS_LIBTORCH_LIBTORCH_H
+
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/OpTable.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <type_traits>
+
+namespace clang::tidy::torch {
+
+// --- Where code lives
+// ----------------------------------------------------------
+
+/// True if \p Loc (its expansion location) is inside a LibTorch header: a file
+/// under an ATen/, c10/, caffe2/ or torch/ directory of an include root that
+/// holds LibTorch (torch/torch.h, torch/script.h or ATen/ATen.h). This holds
+/// whether the headers were included with -isystem or with -I.
+bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM);
+
+/// True if \p Loc is in code the user wrote: not in a system header and not in
+/// a LibTorch header.
+bool isInUserCode(SourceLocation Loc, const SourceManager &SM);
+
+/// Matches nodes whose expansion location is user code (see isInUserCode).
+AST_POLYMORPHIC_MATCHER(isExpansionInUserCode,
+                        AST_POLYMORPHIC_SUPPORTED_TYPES(Decl, Stmt, TypeLoc)) {
+  SourceLocation Begin;
+  if constexpr (std::is_base_of_v<Stmt, NodeType>)
+    Begin = beginLoc(Node);
+  else
+    Begin = Node.getBeginLoc();
+  return isInUserCode(Begin, Finder->getASTContext().getSourceManager());
+}
+
+// --- Types
+// -----------------------------------------------------------------------
+
+/// True if \p T (through typedefs, references and cv-qualifiers) is at::Tensor
+/// (also spelled torch::Tensor and torch::autograd::Variable) or
+/// at::TensorBase.
+bool isTensorType(QualType T);
+
+/// True if \p T is c10::IValue (torch::jit::IValue): what a TorchScript
+/// module's forward returns, a tensor until proven otherwise.
+bool isIValueType(QualType T);
+
+/// True if \p RD is at::Tensor or at::TensorBase.
+bool isTensorClass(const CXXRecordDecl *RD);
+
+/// True if \p T (through references, typedefs and cv-qualifiers) is a
+/// container of tensors: std::vector<at::Tensor> (torch::autograd::
+/// variable_list), c10::ArrayRef<at::Tensor> (at::TensorList) or
+/// c10::List<at::Tensor>.
+bool isTensorListType(QualType T);
+
+/// True if \p T is c10::Device, c10::DeviceType, or an optional of c10::Device
+/// (c10::optional or std::optional), through references and cv-qualifiers.
+bool isDeviceType(QualType T);
+
+/// True if \p T is exactly c10::Device (torch::Device), through references,
+/// typedefs and cv-qualifiers.
+bool isDeviceClassType(QualType T);
+
+/// True if \p T is c10::nullopt_t or std::nullopt_t.
+bool isNullOptType(QualType T);
+
+/// True if \p E, as written, is an empty optional: c10::nullopt, std::nullopt,
+/// `{}` or a default-constructed optional.
+bool isEmptyOptional(const Expr *E);
+
+/// True if \p RD is, or derives from, torch::nn::Module, a
+/// torch::nn::ModuleHolder<...> specialisation, or is torch::jit::Module.
+bool isModuleClass(const CXXRecordDecl *RD);
+
+/// True if \p RD is a LibTorch loss module: torch::nn::<Name>LossImpl or a
+/// ModuleHolder of one (torch::nn::CrossEntropyLoss, MSELoss, NLLLoss, ...).
+bool isLossModuleClass(const CXXRecordDecl *RD);
+
+// --- LibTorch's tensor operations
+// ---------------------------------------------
+
+/// True if \p D (a function, a function template, or a using-declaration of
+/// one) is a free function of LibTorch: declared in namespace at or torch, or
+/// in a namespace nested in them (torch::nn::functional, torch::linalg).
+bool isLibTorchFunction(const NamedDecl *D);
+
+/// A call to a LibTorch function or Tensor method, as written: `at::sqrt(x)`
+/// (Object null, Args {x}), `x.sqrt()` (Object x, Args {}), also when the
+/// callee is still an unresolved lookup or a dependent member inside a
+/// template.
+struct LibTorchCall {
+  StringRef Name;
+  const Expr *Object = nullptr;
+  llvm::SmallVector<const Expr *, 3> Args;
+  const CallExpr *Call = nullptr;
+  /// For a method call: the member expression (for its location).
+  const Expr *Member = nullptr;
+  /// The callee lives in torch::nn::functional (F::softmax, F::normalize).
+  bool Functional = false;
+
+  /// True if the operation table gives this spelling any of \p Roles.
+  bool is(std::uint64_t Roles) const { return opHas(Name, Roles); }
+};
+
+/// Recognises \p E (parentheses and implicit nodes stripped) as a call to a
+/// function in namespace at or torch (at::sqrt,
+/// torch::nn::functional::softplus, torch::linalg::norm) or to a method of
+/// at::Tensor. A method call on an operand of dependent type is recognised by
+/// its name only: use it to classify operands, never to decide that a call is
+/// LibTorch's.
+std::optional<LibTorchCall> asLibTorchCall(const Expr *E);
+
+/// The tensor a LibTorch call operates on: the object of a method call, the
+/// first argument of a function.
+const Expr *operandOf(const LibTorchCall &C);
+
+/// The \p I-th argument after the operand (`x.clamp(lo, hi)`: 0 is lo;
+/// `at::clamp(x, lo, hi)`: 0 is lo too), or null.
+const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
+
+/// The operation-table line of a call to an at::Tensor method or to a
+/// LibTorch function (isLibTorchFunction); null for any other call and for
+/// operations the table does not know.
+const OpInfo *tensorOpOf(const CallExpr &Call);
+
+/// A call on an at::Tensor that returns a value without autograd history
+/// (op::RemovesHistory: detach(), item(), data(), data_ptr()).
+bool isHistoryRemovingCall(const CallExpr &Call);
+
+/// A call on an at::Tensor that copies or exposes its values to host code
+/// (op::ReadsValues: item(), data_ptr(), accessor<T, N>(), ...).
+bool isTensorValueReadCall(const CallExpr &Call);
+
+/// A factory that builds a tensor from host values (op::FromValues:
+/// torch::tensor, torch::from_blob, in at:: or torch::). Its result never has
+/// autograd history.
+bool isTensorFromValuesCall(const CallExpr &Call);
+
+/// A factory that makes a fresh tensor from shapes and fill values, never with
+/// autograd history, even when its arguments have some (op::Fresh:
+/// torch::zeros, ones, full, arange, zeros_like, ..., in at:: or torch::).
+bool isTensorFactoryCall(const CallExpr &Call);
+
+/// A tensor operation that keeps its operands' autograd history
+/// (op::Differentiable): a Tensor method, or a function in at::, torch:: or
+/// torch::nn::functional.
+bool isDifferentiableCall(const CallExpr &Call);
+
+// --- Modules, losses, backward passes, optimizers
+// ------------------------------
+
+/// A module's forward: `model->forward(x)`, `model(x)` on a module holder,
+/// `module.forward({...})` / `module({...})` on a torch::jit::Module, and
+/// `impl.forward(x)` on a torch::nn::Module subclass. Loss modules count too;
+/// use isLossCall to tell them apart.
+bool isModuleForwardCall(const CallExpr &Call);
+
+/// A LibTorch loss: a function of at::, torch:: or torch::nn::functional::
+/// with op::Loss in the operation table (mse_loss, cross_entropy, nll_loss,
+/// binary_cross_entropy_with_logits, kl_div, ...), or a loss module's forward.
+bool isLossCall(const CallExpr &Call);
+
+/// The argument of a loss call that holds the prediction (input): the first
+/// tensor argument of a loss function or of a loss module's forward.
+const Expr *lossPredictionArg(const CallExpr &Loss);
+
+/// `t.backward(...)` on an at::Tensor, or `torch::autograd::backward(...)`.
+bool isBackwardCall(const CallExpr &Call);
+
+/// `torch::autograd::grad(...)`.
+bool isAutogradGradCall(const CallExpr &Call);
+
+/// Where a backward pass takes retain_graph and create_graph.
+struct PassFlagPositions {
+  unsigned RetainIndex;
+  unsigned CreateIndex;
+};
+
+/// The argument positions of retain_graph and create_graph in a backward pass
+/// (Tensor::backward, torch::autograd::backward, torch::autograd::grad);
+/// nullopt for other calls.
+std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass);
+
+/// `opt.step(...)` on a torch::optim::Optimizer (or a subclass).
+bool isOptimizerStepCall(const CallExpr &Call);
+
+/// A call that trains: a backward pass (isBackwardCall),
+/// torch::autograd::grad, or an optimizer's step(). Inside a template a call
+/// whose callee is still dependent and is named backward, grad or step counts
+/// too: once instantiated it may be one (checks use this to stay silent).
+bool isTrainingCall(const CallExpr &Call);
+
+/// True if \p S contains a training call (lambda bodies included).
+bool containsTrainingCall(const Stmt &S);
+
+/// `m.eval()`, `m->eval()` or `m.train(false)` on a module (isModuleClass).
+bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx);
+
+/// `m.train()` or `m.train(true)` on a module (isModuleClass).
+bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx);
+
+/// `c10::IValue::toTensor()`: the tensor a TorchScript module's forward
+/// returned.
+bool isIValueToTensorCall(const CallExpr &Call);
+
+// --- Grad mode
+// -------------------------------------------------------------------
+
+/// The grad mode a guard variable sets for its scope.
+enum class GradModeEffect { None, Disables, Enables, Unknown };
+
+/// What \p VD does to grad mode: torch::NoGradGuard and c10::InferenceMode
+/// (no argument or `true`) disable it; AutoGradMode(false) disables it,
+/// AutoGradMode(true) enables it; a non-constant argument is Unknown.
+GradModeEffect gradModeEffectOf(const VarDecl &VD);
+
+/// `c10::GradMode::set_enabled(...)`: grad mode managed by hand.
+bool isGradModeSetCall(const CallExpr &Call);
+
+// --- Matchers
+// --------------------------------------------------------------------
+
+AST_MATCHER(CallExpr, isModuleForward) { return isModuleForwardCall(Node); }
+AST_MATCHER(CallExpr, isLoss) { return isLossCall(Node); }
+AST_MATCHER(CallExpr, isBackward) { return isBackwardCall(Node); }
+AST_MATCHER(CallExpr, isAutogradGrad) { return isAutogradGradCall(Node); }
+AST_MATCHER(CallExpr, isOptimizerStep) { return isOptimizerStepCall(Node); }
+AST_MATCHER(CallExpr, isHistoryRemoving) { return isHistoryRemovingCall(Node); }
+AST_MATCHER(CallExpr, isTensorFromValues) {
+  return isTensorFromValuesCall(Node);
+}
+/// Matches expressions whose type is at::Tensor (through references/typedefs).
+AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
+
+} // namespace clang::tidy::torch
+
+#endif

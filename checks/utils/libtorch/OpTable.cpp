@@ -1,0 +1,46 @@
+//===--- OpTable.cpp - facts about LibTorch tensor operations -------------===//
+
+#include "utils/libtorch/OpTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+#include <iterator>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+using namespace op;
+
+const OpInfo Table[] = {
+#define TORCH_OP(Name, Roles, Boundary) {#Name, (Roles), (Boundary)},
+#include "utils/libtorch/Ops.def"
+};
+
+bool isSorted() {
+  return std::is_sorted(
+      std::begin(Table), std::end(Table),
+      [](const OpInfo &A, const OpInfo &B) { return A.Name < B.Name; });
+}
+
+} // namespace
+
+const OpInfo *lookupOp(llvm::StringRef Name) {
+  // Ops.def is kept sorted (asserted once): a binary search, no allocation.
+  static const bool Sorted = isSorted();
+  if (!Sorted) {
+    auto *It =
+        llvm::find_if(Table, [&](const OpInfo &I) { return I.Name == Name; });
+    return It == std::end(Table) ? nullptr : It;
+  }
+  const OpInfo *It = std::lower_bound(
+      std::begin(Table), std::end(Table), Name,
+      [](const OpInfo &I, llvm::StringRef Key) { return I.Name < Key; });
+  return It != std::end(Table) && It->Name == Name ? It : nullptr;
+}
+
+void forEachOp(llvm::function_ref<void(const OpInfo &)> Fn) {
+  for (const OpInfo &I : Table)
+    Fn(I);
+}
+
+} // namespace clang::tidy::torch
