@@ -96,6 +96,32 @@ def rct_diagnostics(text):
                    for m in map(rx.match, text.splitlines()) if m})
 
 
+def write_table(rows, args, failures):
+    states = [rows[k] for k in ("cold", "unchanged", "header", "source") if k in rows]
+    rct = rows.get("rct")
+    lines = ["| state | analysed / from the cache | run-torch-tidy (cache): wall | CPU | "
+             "run-torch-tidy --no-cache: wall | CPU | run-clang-tidy-19 -load: wall | CPU | diagnostics |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in states:
+        c, u = r["cached"], r["uncached"]
+        lines.append("| %s | %d / %d | %.1f s | %.1f s | %.1f s%s | %.1f s%s | %s | %s | %d, %s |" % (
+            r["state"], c["misses"], c["hits"], c["wall"], c["cpu"], u["wall"],
+            " (cold's)" if r["state"] == "unchanged" else "", u["cpu"],
+            " (cold's)" if r["state"] == "unchanged" else "",
+            "%.1f s" % rct["wall"] if rct else "-", "%.1f s" % rct["cpu"] if rct else "-",
+            r["diagnostics"], "identical to --no-cache" if r["identical"] else "DIFFERENT"))
+    text = "\n".join(lines) + "\n"
+    if "cold" in rows and "unchanged" in rows:
+        cold, unchanged = rows["cold"]["cached"], rows["unchanged"]["cached"]
+        text += "\nunchanged re-run: %.1fx faster than cold (wall), %.1fx less CPU\n" % (
+            cold["wall"] / max(unchanged["wall"], 1e-6), cold["cpu"] / max(unchanged["cpu"], 1e-6))
+    text += "".join("FAILED: %s\n" % f for f in failures)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    return text
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"), help="torch-tidy build directory")
@@ -106,6 +132,7 @@ def main():
     p.add_argument("--markdown", help="write the table to this file")
     p.add_argument("--keep", metavar="DIR", help="make the project in DIR (must not exist) and keep it")
     args = p.parse_args()
+    args.build = os.path.abspath(args.build)
     runner = os.path.join(args.build, "bin", "run-torch-tidy")
     plugin = os.path.join(args.build, "lib", "libTorchTidy.so")
     rct = shutil.which("run-clang-tidy-19")
@@ -135,69 +162,76 @@ def main():
         with open(files[1], "a") as f:
             f.write("\ndouble bench_edit() { return 1.0; }\n")
 
+    def fingerprint():
+        out = []
+        for f in sorted(glob.glob(os.path.join(proj, "*", "*"))):
+            if os.path.isfile(f):
+                with open(f, "rb") as fh:
+                    out.append((f, fh.read()))
+        return out
+
+    def report(label):
+        try:
+            with open(os.path.join(work, label + ".json")) as f:
+                return json.load(f)["diagnostics"]
+        except (OSError, ValueError, KeyError) as e:
+            failures.append("%s: no report: %s" % (label, e))
+            return None
+
+    def run_torch_tidy(label, cached):
+        opts = ["--cache", "--cache-dir", cache, "-v"] if cached else ["--no-cache"]
+        wall, cpu, proc = timed(base + opts + ["-o", os.path.join(work, label + ".json")], proj, env)
+        if proc.returncode != 0:
+            failures.append("%s: run-torch-tidy exited %d: %s" % (
+                label, proc.returncode, proc.stderr.strip().splitlines()[-1:]))
+        hits = len(re.findall(r": cache hit", proc.stderr))
+        misses = len(re.findall(r": cache miss", proc.stderr))
+        print("%-18s %7.1f s wall %7.1f s CPU%s" % (
+            label, wall, cpu, " (%d from the cache, %d analysed)" % (hits, misses) if cached else ""),
+            flush=True)
+        return {"wall": wall, "cpu": cpu, "hits": hits, "misses": misses}
+
+    # The runs in order of importance (the machine may be shared and slow): the
+    # cached runs of every state first, each followed by the uncached reference of
+    # its state when the files changed (the unchanged state's reference is the cold
+    # one: the bench checks that no file changed), run-clang-tidy last (it has no
+    # cache: its cost is the same in every state).
+    rows = {}
     states = [("cold", None), ("unchanged", None), ("header", edit_header), ("source", edit_source)]
-    rows, failures = [], []
+    failures = []
+    snapshot = None
     for name, change in states:
         if change:
             change()
-        out = os.path.join(work, name)
-        wall_c, cpu_c, pc = timed(base + ["--cache", "--cache-dir", cache, "-v", "-o", out + "-cached.json"],
-                                  proj, env)
-        wall_u, cpu_u, pu = timed(base + ["--no-cache", "-o", out + "-uncached.json"], proj, env)
-        row = {"state": name, "cached": (wall_c, cpu_c), "uncached": (wall_u, cpu_u)}
-        hits = len(re.findall(r": cache hit", pc.stderr))
-        misses = len(re.findall(r": cache miss", pc.stderr))
-        row["hits"], row["misses"] = hits, misses
-        for label, proc in (("cached", pc), ("uncached", pu)):
-            if proc.returncode != 0:
-                failures.append("%s: run-torch-tidy (%s) exited %d: %s" % (
-                    name, label, proc.returncode, proc.stderr.strip().splitlines()[-1:]))
-        try:
-            dc = json.load(open(out + "-cached.json"))["diagnostics"]
-            du = json.load(open(out + "-uncached.json"))["diagnostics"]
-        except (OSError, ValueError, KeyError) as e:
-            failures.append("%s: no report: %s" % (name, e))
-            dc, du = [], None
-        row["diagnostics"] = len(dc)
-        row["identical"] = dc == du
-        if dc != du:
+        row = rows[name] = {"state": name}
+        row["cached"] = run_torch_tidy(name + "-cached", True)
+        if name == "unchanged":
+            if fingerprint() != snapshot:
+                failures.append("unchanged: the project changed between the runs")
+            row["uncached"] = rows["cold"]["uncached"]
+            reference = "cold-uncached"
+        else:
+            row["uncached"] = run_torch_tidy(name + "-uncached", False)
+            reference = name + "-uncached"
+        if name == "cold":
+            snapshot = fingerprint()
+        dc, du = report(name + "-cached"), report(reference)
+        row["diagnostics"] = len(dc or [])
+        row["identical"] = dc is not None and dc == du
+        if not row["identical"]:
             failures.append("%s: the cached run's diagnostics differ from the uncached run's" % name)
-        if rct and not args.no_run_clang_tidy:
-            wall_r, cpu_r, pr = timed([rct, "-p", "build", "-j", str(args.j), "-clang-tidy-binary",
-                                       "clang-tidy-19", "-load", plugin, "-quiet"], proj, env)
-            row["rct"] = (wall_r, cpu_r)
-            row["rct_diagnostics"] = len(rct_diagnostics(pr.stdout))
-        rows.append(row)
-        print("%-9s cached %7.1f s wall %7.1f s CPU (%d hits, %d misses) | --no-cache %7.1f s / %7.1f s%s"
-              " | %d diagnostics, %s" % (
-                  name, wall_c, cpu_c, hits, misses, wall_u, cpu_u,
-                  " | run-clang-tidy %7.1f s / %7.1f s" % row["rct"] if "rct" in row else "",
-                  row["diagnostics"], "identical" if row["identical"] else "DIFFERENT"), flush=True)
-
-    cold, unchanged = rows[0]["cached"][0], rows[1]["cached"][0]
-    speedup = cold / max(unchanged, 1e-6)
+        write_table(rows, args, failures)
+    if rct and not args.no_run_clang_tidy:
+        wall, cpu, pr = timed([rct, "-p", "build", "-j", str(args.j), "-clang-tidy-binary", "clang-tidy-19",
+                               "-load", plugin, "-quiet"], proj, env)
+        print("%-18s %7.1f s wall %7.1f s CPU, %d diagnostics" % (
+            "run-clang-tidy", wall, cpu, len(rct_diagnostics(pr.stdout))), flush=True)
+        rows["rct"] = {"wall": wall, "cpu": cpu}
+    speedup = rows["cold"]["cached"]["wall"] / max(rows["unchanged"]["cached"]["wall"], 1e-6)
     if speedup < args.target:
         failures.append("unchanged re-run only %.1fx faster than cold (target %.0fx)" % (speedup, args.target))
-    lines = ["| state | files analysed / from the cache | run-torch-tidy, cache: wall | CPU | "
-             "run-torch-tidy --no-cache: wall | CPU | run-clang-tidy-19 -load: wall | CPU | diagnostics |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append("| %s | %d / %d | %.1f s | %.1f s | %.1f s | %.1f s | %s | %s | %d, %s |" % (
-            r["state"], r["misses"], r["hits"], r["cached"][0], r["cached"][1], r["uncached"][0],
-            r["uncached"][1], "%.1f s" % r["rct"][0] if "rct" in r else "-",
-            "%.1f s" % r["rct"][1] if "rct" in r else "-", r["diagnostics"],
-            "identical to --no-cache" if r["identical"] else "DIFFERENT"))
-    table = "\n".join(lines)
     print()
-    print(table)
-    print()
-    print("unchanged re-run: %.1fx faster than cold (wall), %.1fx less CPU" % (
-        speedup, rows[0]["cached"][1] / max(rows[1]["cached"][1], 1e-6)))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(table + "\n")
-    for f in failures:
-        print("FAILED: " + f)
+    print(write_table(rows, args, failures), end="")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
