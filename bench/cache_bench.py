@@ -13,11 +13,13 @@ of it, in order:
   source     after an edit of one source file
 
 In each state it times (wall, and CPU of all child processes) run-torch-tidy with
-the cache, run-torch-tidy --no-cache (whose report is the reference) and
-run-clang-tidy-<major> -load lib/libTorchTidy.so, and asserts that the cached
-run's diagnostics and exit status are those of the uncached run. Exit status 1
-when they differ or when the unchanged re-run is not --target times faster (wall)
-than the cold run; 2 on bad arguments.
+the cache and run-torch-tidy --no-cache, whose report is the reference: the cached
+run's diagnostics must be the same (in the unchanged state the cold state's
+uncached run is the reference; the bench checks that no file changed). Last,
+run-clang-tidy-19 -load lib/libTorchTidy.so over the project (it has no cache: it
+costs the same in every state). Exit status 1 when a cached report differs, a run
+fails, or the unchanged re-run is not --target times faster (wall) than the cold
+run; 2 on bad arguments.
 
   bench/cache_bench.py --build build [-n 20] [-j 2] [--markdown out.md] [--keep DIR]
 """
