@@ -5,6 +5,8 @@
 #                           buggy examples (examples/*/buggy.cpp): you see real diagnostics
 #   scripts/setup.sh test   install dependencies, build, and run the whole test suite (ctest)
 #   scripts/setup.sh build  install dependencies and build only
+#   scripts/setup.sh package  install dependencies, build, and make the Debian package
+#                           (build/torch-tidy_<version>_<arch>.deb, with CPack)
 #
 # Environment: BUILD_DIR (default: build), TORCH_TIDY_LLVM_VERSION (default: 19),
 #              SKIP_APT=1 to skip the package installation.
@@ -13,8 +15,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 case "$mode" in
-  demo|test|build) ;;
-  *) echo "usage: scripts/setup.sh demo|test|build" >&2; exit 2 ;;
+  demo|test|build|package) ;;
+  *) echo "usage: scripts/setup.sh demo|test|build|package" >&2; exit 2 ;;
 esac
 build_dir=${BUILD_DIR:-"$here/build"}
 llvm=${TORCH_TIDY_LLVM_VERSION:-19}
@@ -62,5 +64,11 @@ case "$mode" in
     echo "==> running the test suite"
     cd "$build_dir"
     ctest --output-on-failure --timeout 3000 -j 2
+    ;;
+  package)
+    echo "==> making the Debian package"
+    cd "$build_dir"
+    cpack -G DEB
+    echo "==> install it with: sudo apt-get install $build_dir/$(ls -t torch-tidy_*.deb | head -1)"
     ;;
 esac

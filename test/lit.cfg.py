@@ -73,3 +73,26 @@ config.substitutions.append(("%lsp_client", "%s %s" % (
 for _tool in ("pre-commit", "git", "cmake", "ninja"):
     if shutil.which(_tool):
         config.available_features.add(_tool)
+
+# --- run-torch-tidy's result cache -----------------------------------------------
+# Off for every test unless the test asks for it (--cache --cache-dir=%t/...): the
+# other tests compare real runs (with and without a PCH, before and after --fix)
+# and must neither read nor write a cache in the user's home.
+config.environment["TORCH_TIDY_NO_CACHE"] = "1"
+for _var in ("TORCH_TIDY_CACHE_DIR", "TORCH_TIDY_CACHE_SIZE"):
+    config.environment.pop(_var, None)
+# --- Install tree and Debian package (test/tools/install-prefix.test, package-deb*.test)
+config.substitutions.append(("%llvm_major", config.llvm_version_major))
+for _tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps"):
+    if shutil.which(_tool):
+        config.available_features.add(_tool)
+# apt-get can resolve a local package's Depends: it runs and its view of the
+# installed and available packages is consistent (CI runs as root after apt-get update).
+import subprocess
+if shutil.which("apt-get"):
+    try:
+        if subprocess.run(["apt-get", "--simulate", "-qq", "check"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, timeout=120).returncode == 0:
+            config.available_features.add("apt-get")
+    except (OSError, subprocess.SubprocessError):
+        pass
