@@ -47,7 +47,7 @@ namespace {
 constexpr const char *TorchDefaultChecks = "-*,clang-diagnostic-*,torch-*";
 /// clang-tidy's own default (ClangTidyMain.cpp, DefaultChecks).
 constexpr const char *ClangTidyDefaultChecks =
-    "-*,clang-diagnostic-*,clang-analyzer-*";
+    "clang-diagnostic-*,clang-analyzer-*";
 constexpr int ExitBadInput = 2;
 
 /// What torch-tidy needs to know of a clang-tidy command line.
