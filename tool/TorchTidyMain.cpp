@@ -29,7 +29,9 @@
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -60,12 +62,21 @@ struct CommandLine {
 
 /// clang-tidy options that take a value, which may be the next argument.
 bool takesValue(llvm::StringRef Name) {
-  static const llvm::StringSet<> Names = {
-      "checks",      "config",        "config-file",
-      "export-fixes", "extra-arg",    "extra-arg-before",
-      "format-style", "header-filter", "exclude-header-filter",
-      "line-filter", "load",          "p",
-      "store-check-profile", "vfsoverlay", "warnings-as-errors"};
+  static const llvm::StringSet<> Names = {"checks",
+                                          "config",
+                                          "config-file",
+                                          "export-fixes",
+                                          "extra-arg",
+                                          "extra-arg-before",
+                                          "format-style",
+                                          "header-filter",
+                                          "exclude-header-filter",
+                                          "line-filter",
+                                          "load",
+                                          "p",
+                                          "store-check-profile",
+                                          "vfsoverlay",
+                                          "warnings-as-errors"};
   return Names.contains(Name);
 }
 
@@ -118,9 +129,8 @@ std::optional<std::string> badArgument(const CommandLine &CL) {
   if (!CL.VfsOverlay)
     for (const std::string &F : CL.Files)
       if (!llvm::sys::fs::is_regular_file(F))
-        return llvm::sys::fs::exists(F)
-                   ? "'" + F + "' is not a regular file"
-                   : "no such source file: '" + F + "'";
+        return llvm::sys::fs::exists(F) ? "'" + F + "' is not a regular file"
+                                        : "no such source file: '" + F + "'";
   if (CL.ExportFixes) {
     std::string Path = absolute(*CL.ExportFixes);
     std::string Dir = llvm::sys::path::parent_path(Path).str();
@@ -237,9 +247,8 @@ void noteFilesWithoutTorchChecks(const CommandLine &CL) {
       return;
     const auto &[Options, Origin] = *Effective;
     GlobList Enabled(Options.Checks.value_or(""));
-    if (llvm::any_of(Torch, [&](const std::string &N) {
-          return Enabled.contains(N);
-        }))
+    if (llvm::any_of(Torch,
+                     [&](const std::string &N) { return Enabled.contains(N); }))
       continue;
     if (Count++ == 0) {
       First = F;
@@ -249,8 +258,8 @@ void noteFilesWithoutTorchChecks(const CommandLine &CL) {
   }
   if (Count == 0)
     return;
-  llvm::errs() << "torch-tidy: note: no torch-* check is enabled for '"
-               << First << "'";
+  llvm::errs() << "torch-tidy: note: no torch-* check is enabled for '" << First
+               << "'";
   if (Count > 1)
     llvm::errs() << " and " << (Count - 1) << " more file"
                  << (Count > 2 ? "s" : "");
@@ -265,7 +274,17 @@ int main(int argc, const char **argv) {
     OS << "torch-tidy version " TORCH_TIDY_VERSION
           " (LLVM " TORCH_TIDY_LLVM_PACKAGE_VERSION ")\n";
   });
-  std::vector<const char *> Args(argv, argv + argc);
+  // Response files (@args.txt) expanded as clangTidyMain would, so that the
+  // decisions below see every argument.
+  llvm::BumpPtrAllocator Alloc;
+  llvm::SmallVector<const char *, 32> Expanded(argv, argv + argc);
+  llvm::cl::ExpansionContext Expansion(Alloc, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error Err = Expansion.expandResponseFiles(Expanded)) {
+    llvm::errs() << "torch-tidy: error: " << llvm::toString(std::move(Err))
+                 << "\n";
+    return ExitBadInput;
+  }
+  std::vector<const char *> Args(Expanded.begin(), Expanded.end());
   CommandLine CL = parseCommandLine(Args);
   if (!CL.InfoOnly)
     if (std::optional<std::string> Why = badArgument(CL)) {
@@ -288,14 +307,13 @@ int main(int argc, const char **argv) {
     noteFilesWithoutTorchChecks(CL);
 
   std::string ResourceArg;
-  std::string Dir = torch_tidy::resourceDirOverride(
-      argv[0], reinterpret_cast<void *>(&main));
+  std::string Dir =
+      torch_tidy::resourceDirOverride(argv[0], reinterpret_cast<void *>(&main));
   if (!Dir.empty()) {
     // Placed before the compile command's own flags, so that a
     // -resource-dir given by the user or by compile_commands.json wins.
     ResourceArg = "--extra-arg-before=-resource-dir=" + Dir;
     Args.insert(Args.begin() + 1, ResourceArg.c_str());
   }
-  return clang::tidy::clangTidyMain(static_cast<int>(Args.size()),
-                                    Args.data());
+  return clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
 }

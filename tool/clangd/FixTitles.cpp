@@ -6,6 +6,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
@@ -38,8 +41,9 @@ std::optional<std::string> torchFixTitle(llvm::StringRef Check,
                                          const std::vector<FixEdit> &Edits) {
   if (Check == "torch-eval-loop-without-no-grad" && Edits.size() == 1 &&
       Edits[0].IsInsertion &&
-      llvm::StringRef(Edits[0].NewText).ltrim().starts_with(
-          "torch::NoGradGuard"))
+      llvm::StringRef(Edits[0].NewText)
+          .ltrim()
+          .starts_with("torch::NoGradGuard"))
     return "add " + quoted(Edits[0].NewText) + " before the loop";
   if (Edits.size() == 2 && Edits[0].IsInsertion && Edits[1].IsInsertion &&
       Edits[0].NewText == "(") {
@@ -234,9 +238,31 @@ std::optional<std::string> retitleLspMessage(llvm::StringRef Json) {
 struct LspOutputFilter::Impl {
   int RealStdout = -1;
   std::thread Thread;
+  std::once_flag Finished;
+
+  /// Flushes stdout into the pipe, closes its only write end and waits until
+  /// the thread has forwarded everything. Runs once: at the end of main, or
+  /// at exit() when clangd exits by itself (--version, --help, ...).
+  void finish() {
+    std::call_once(Finished, [this] {
+      llvm::outs().flush();
+      std::fflush(stdout);
+      ::close(STDOUT_FILENO);
+      Thread.join();
+      ::dup2(RealStdout, STDOUT_FILENO);
+      ::close(RealStdout);
+    });
+  }
 };
 
+namespace {
+LspOutputFilter::Impl *ActiveFilter = nullptr;
+} // namespace
+
 LspOutputFilter::LspOutputFilter() {
+  // Constructed before the exit handler is registered, so that it is
+  // destroyed (flushed) only after the handler ran.
+  llvm::outs();
   int Pipe[2];
   if (::pipe(Pipe) != 0)
     return;
@@ -255,18 +281,18 @@ LspOutputFilter::LspOutputFilter() {
     pump(In, Real);
     ::close(In);
   });
+  ActiveFilter = P;
+  std::atexit([] {
+    if (ActiveFilter)
+      ActiveFilter->finish();
+  });
 }
 
 LspOutputFilter::~LspOutputFilter() {
   if (!P)
     return;
-  llvm::outs().flush();
-  std::fflush(stdout);
-  // The pipe's only write end: closing it ends the forwarding thread.
-  ::close(STDOUT_FILENO);
-  P->Thread.join();
-  ::dup2(P->RealStdout, STDOUT_FILENO);
-  ::close(P->RealStdout);
+  P->finish();
+  ActiveFilter = nullptr;
   delete P;
 }
 

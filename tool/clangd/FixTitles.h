@@ -49,8 +49,9 @@ public:
   LspOutputFilter(const LspOutputFilter &) = delete;
   LspOutputFilter &operator=(const LspOutputFilter &) = delete;
 
-private:
   struct Impl;
+
+private:
   Impl *P = nullptr;
 };
 
