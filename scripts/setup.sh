@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # torch-tidy set-up on a fresh Debian 12 machine (run as root, or with sudo available).
 #
-#   scripts/setup.sh demo   install dependencies, build, and run torch-tidy over the bundled
-#                           buggy examples (examples/*/buggy.cpp): you see real diagnostics
-#   scripts/setup.sh test   install dependencies, build, and run the whole test suite (ctest)
-#   scripts/setup.sh build  install dependencies and build only
-#   scripts/setup.sh package  install dependencies, build, and make the Debian package
+#   scripts/setup.sh demo   install the Debian packages, build only bin/torch-tidy, and run it
+#                           over the bundled buggy examples (examples/*/buggy.cpp): you see
+#                           real diagnostics first; then it says how to build the rest
+#   scripts/setup.sh test   install dependencies (Debian packages, the SARIF validator from
+#                           npm), build everything, and run the whole test suite (ctest)
+#   scripts/setup.sh build  install the Debian packages and build everything
+#   scripts/setup.sh package  install the Debian packages, build, and make the Debian package
 #                           (build/torch-tidy_<version>_<arch>.deb, with CPack)
 #
 # Environment: BUILD_DIR (default: build), TORCH_TIDY_LLVM_VERSION (default: 19),
-#              SKIP_APT=1 to skip the package installation.
+#              SKIP_APT=1 to skip the package installation,
+#              JOBS=N to build with N parallel jobs (default: Ninja's own choice).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,12 +44,47 @@ install_packages() {
   fi
 }
 
+# Microsoft's SARIF validator (npm @microsoft/sarif-multitool), which the test
+# suite runs on run-torch-tidy's SARIF (test/tools/run-torch-tidy-sarif-validator.test).
+# Installed into the build directory; CMake finds it there. For `test` it is
+# required: a CI run must not skip that test because the validator is missing.
+sarif_version=5.7.0
+sarif_dir="$build_dir/sarif-multitool"
+sarif_bin="$sarif_dir/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
+install_sarif_multitool() {
+  if [ -x "$sarif_bin" ] && grep -q "\"version\": \"$sarif_version\"" \
+       "$sarif_dir/node_modules/@microsoft/sarif-multitool-linux/package.json" 2>/dev/null; then
+    return
+  fi
+  if ! command -v npm >/dev/null; then
+    echo "setup.sh: error: npm not found: install the Debian package 'npm' (it brings Microsoft's SARIF validator)" >&2
+    exit 2
+  fi
+  echo "==> installing @microsoft/sarif-multitool $sarif_version (npm) into $sarif_dir"
+  mkdir -p "$sarif_dir"
+  (cd "$sarif_dir" && npm install --silent --no-audit --no-fund --no-save \
+     "@microsoft/sarif-multitool@$sarif_version" >/dev/null)
+  chmod u+x "$sarif_bin"
+}
+
 [ "${SKIP_APT:-0}" = 1 ] || install_packages
 
+cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCH_TIDY_LLVM_VERSION="$llvm")
+if [ "$mode" = test ]; then
+  install_sarif_multitool
+  cmake_args+=(-DTORCH_TIDY_SARIF_MULTITOOL="$sarif_bin" -DTORCH_TIDY_REQUIRE_SARIF_MULTITOOL=ON)
+fi
 echo "==> configuring $build_dir (LLVM $llvm)"
-cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCH_TIDY_LLVM_VERSION="$llvm" >/dev/null
-echo "==> building"
-cmake --build "$build_dir"
+cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" >/dev/null
+build_args=()
+[ -z "${JOBS:-}" ] || build_args+=(-j "$JOBS")
+if [ "$mode" = demo ]; then
+  echo "==> building bin/torch-tidy (only what the demo needs)"
+  cmake --build "$build_dir" --target torch-tidy "${build_args[@]}"
+else
+  echo "==> building"
+  cmake --build "$build_dir" "${build_args[@]}"
+fi
 
 case "$mode" in
   demo)
@@ -58,7 +96,11 @@ case "$mode" in
       echo "--- $check: ${f#"$here"/}"
       "$build_dir/bin/torch-tidy" --quiet --checks="-*,$check" "$f" -- -std=c++17 -isystem "$inc" || status=$?
     done
-    echo "==> done: the warnings above are torch-tidy's. Run 'scripts/setup.sh test' for the test suite."
+    rel_build=${build_dir#"$PWD"/}
+    echo "==> done: the warnings above are torch-tidy's ($rel_build/bin/torch-tidy)."
+    echo "    The rest (torch-clangd for editors, the plugin, run-torch-tidy, the test programs):"
+    echo "      cmake --build $rel_build          # or: scripts/setup.sh build"
+    echo "    The test suite: scripts/setup.sh test"
     ;;
   test)
     echo "==> running the test suite"

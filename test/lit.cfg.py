@@ -70,6 +70,10 @@ config.substitutions.append(("%run_torch_tidy", "%s %s" % (
     config.python_executable, os.path.join(build, "bin", "run-torch-tidy"))))
 config.substitutions.append(("%lsp_client", "%s %s" % (
     config.python_executable, os.path.join(src, "test", "tools", "Inputs", "lsp_client.py"))))
+# Microsoft's SARIF validator (found by CMake; scripts/setup.sh installs it).
+if getattr(config, "sarif_multitool", "") and os.access(config.sarif_multitool, os.X_OK):
+    config.available_features.add("sarif-multitool")
+    config.substitutions.append(("%sarif_multitool", config.sarif_multitool))
 for _tool in ("pre-commit", "git", "cmake", "ninja"):
     if shutil.which(_tool):
         config.available_features.add(_tool)

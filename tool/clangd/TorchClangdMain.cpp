@@ -6,8 +6,11 @@
 // and .clangd says `Diagnostics: ClangTidy: FastCheckFilter: None`: clangd
 // otherwise skips checks it does not know to be fast.
 //
+// Its quick fixes for torch-* diagnostics get short titles (FixTitles.h).
+//
 //===----------------------------------------------------------------------===//
 
+#include "FixTitles.h"
 #include "ResourceDir.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
@@ -45,6 +48,7 @@ int main(int argc, char **argv) {
     }
   }
   Args.push_back(nullptr);
+  torch_tidy::LspOutputFilter Titles;
   return clang::clangd::clangdMain(static_cast<int>(Args.size()) - 1,
                                    Args.data());
 }
