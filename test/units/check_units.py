@@ -152,7 +152,7 @@ def main():
         need("examples/%s/fixed.cpp" % check, "fixed example")
         need("test/runtime/%s_test.cpp" % check, "runtime test")
         if not lit[check]:
-            problems.append("%s has no lit test: no test/checks/%s.cpp or %s-*.cpp with a RUN: line"
+            problems.append("%s has no lit test: no test/checks/%s.cpp or %s-*.cpp that lit runs"
                             % (check, check, check))
 
     # Orphans: parts whose check is not registered.
