@@ -69,6 +69,14 @@ std::string thrownMessage(const std::function<void()> &Fn) {
   return "";
 }
 
+::testing::AssertionResult contains(const std::string &Text,
+                                    const std::string &Needle) {
+  if (Text.find(Needle) != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected \"" << Needle << "\" in:\n"
+                                       << Text;
+}
+
 bool cudaAllocatorStatsAvailable() {
 #ifdef TORCH_TIDY_READ_ALLOCATOR_STATS
   return cudaAvailable();

@@ -52,6 +52,13 @@ size_t countGraphNodes(const torch::Tensor &T);
 /// backtrace after the message: match with HasSubstr, never with equality.
 std::string thrownMessage(const std::function<void()> &Fn);
 
+/// GoogleTest assertion: Text contains Needle. LibTorch's messages carry a
+/// backtrace, so they are matched by substring, never by equality. On failure
+/// the message shows the needle and the whole text:
+///   EXPECT_TRUE(contains(thrownMessage(Fn), "a second time"));
+::testing::AssertionResult contains(const std::string &Text,
+                                    const std::string &Needle);
+
 /// True when this build can read the CUDA caching allocator's statistics: the
 /// suite was compiled against a LibTorch that ships libc10_cuda (and the CUDA
 /// runtime headers), and a GPU is usable. Debian's CPU-only libtorch-dev has

@@ -62,6 +62,19 @@ TEST(RuntimeSupport, ThrownMessage) {
             std::string::npos);
 }
 
+TEST(RuntimeSupport, ContainsMatchesSubstringsAndShowsTheText) {
+  EXPECT_TRUE(
+      contains("Trying to backward\nException raised from", "backward"));
+  EXPECT_TRUE(contains("abc", ""));
+  const ::testing::AssertionResult Missing =
+      contains("first line\nsecond", "third");
+  EXPECT_FALSE(Missing);
+  EXPECT_NE(std::string(Missing.message())
+                .find("expected \"third\" in:\nfirst line\nsecond"),
+            std::string::npos)
+      << Missing.message();
+}
+
 TEST(RuntimeSupport, TestDeviceFollowsCudaAvailability) {
   std::cout << "[ info     ] " << runDescription() << "\n";
   EXPECT_EQ(testDevice().is_cuda(), cudaAvailable());

@@ -67,14 +67,6 @@ std::string missingCudaLocation() {
   return "cuda:" + std::to_string(Gpus);
 }
 
-::testing::AssertionResult contains(const std::string &Text,
-                                    const std::string &Needle) {
-  if (Text.find(Needle) != std::string::npos)
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected \"" << Needle << "\" in:\n"
-                                       << Text;
-}
-
 /// The first line of an error message (c10::Error appends a backtrace).
 std::string firstLine(const std::string &Message) {
   return Message.substr(0, Message.find('\n'));

@@ -64,6 +64,10 @@ struct Case {
   const char *BackwardFunction;
 };
 
+/// How GoogleTest prints a Case (ctest's output, a failure's "where
+/// GetParam() = ..."): its name, not the struct's bytes.
+void PrintTo(const Case &C, std::ostream *OS) { *OS << C.Name; }
+
 class MissingEpsilon : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MissingEpsilon, BuggyGradientHasNaN) {

@@ -30,16 +30,6 @@ namespace {
 
 using namespace torch_tidy_runtime;
 
-/// Gtest assertion: Text contains Needle (c10 messages carry a backtrace, so
-/// they are matched by substring, never by equality).
-::testing::AssertionResult contains(const std::string &Text,
-                                    const std::string &Needle) {
-  if (Text.find(Needle) != std::string::npos)
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected \"" << Needle << "\" in:\n"
-                                       << Text;
-}
-
 TEST(TensorFromValuesBreaksGraph, BackwardThrowsWithoutGradFn) {
   std::cout << runDescription() << "\n";
   EXPECT_TRUE(contains(thrownMessage([] { buggy::trainStep(testDevice()); }),
