@@ -1,5 +1,5 @@
 // The two graph checks share one AutogradFlow analysis per function and
-// translation unit (checks/utils/AutogradFlow.h, AutogradFunctions): with both
+// translation unit (checks/utils/analysis/AutogradFlow.h, AutogradFunctions): with both
 // enabled, each reports exactly what it reports alone, in functions, lambdas
 // and templates that both select, whichever check asks for the analysis first.
 // RUN: %check_torch_tidy --check-suffixes=BACK,TENS %s torch-backward-twice-without-retain-graph,torch-tensor-from-values-breaks-graph %t -- -- -isystem %mock_torch
