@@ -527,6 +527,14 @@ private:
     Facts.Freed.keepOnly(Facts.Graph);
   }
 
+  /// backward() runs on the values definition \p Id produces.
+  void markBackpropagated(unsigned Id) {
+    if (!Defs[Id].Backpropagated) {
+      Defs[Id].Backpropagated = true;
+      DefsChanged = true;
+    }
+  }
+
   /// \p Var goes out of scope: its value can no longer be backpropagated.
   void endLifetime(const VarDecl *Var) { S->Tensors.erase(Var); }
 
@@ -746,10 +754,7 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     if (const VarDecl *Var = soleVariableOf(callObject(Call)); isLocal(Var))
       if (const TensorFacts *Facts = S->Tensors.find(Var))
         for (unsigned Id : Facts->Reaching)
-          if (!Defs[Id].Backpropagated) {
-            Defs[Id].Backpropagated = true;
-            DefsChanged = true;
-          }
+          markBackpropagated(Id);
 
   // Anything else computes its result from its operands. The evidence passes
   // on as it is through LibTorch's differentiable operations, arithmetic on
@@ -775,10 +780,7 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
       for (unsigned Id : Facts->Reaching) {
         Reach.insert(Id);
         RootDefs.insert(Id);
-        if (!Defs[Id].Backpropagated) {
-          Defs[Id].Backpropagated = true;
-          DefsChanged = true;
-        }
+        markBackpropagated(Id);
       }
     }
   }
