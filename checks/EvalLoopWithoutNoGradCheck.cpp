@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalLoopWithoutNoGradCheck.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -122,6 +124,7 @@ void EvalLoopWithoutNoGradCheck::forgetTranslationUnit() {
   GradMode.clear();
   Facts.clear();
   Trains.clear();
+  AutogradFlow::forgetTranslationUnit();
 }
 
 const EvalLoopWithoutNoGradCheck::FunctionFacts &
@@ -134,7 +137,7 @@ EvalLoopWithoutNoGradCheck::factsOf(const FunctionDecl &Fn, ASTContext &Ctx) {
     if (!S)
       return;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      if (isTrainingCall(*Call))
+      if (trainsAt(*Call, Ctx))
         F.TrainingCalls.emplace_back(Call, &Fn);
       else if (isGradModeSetCall(*Call))
         F.SetsGradMode = true;
@@ -148,11 +151,62 @@ EvalLoopWithoutNoGradCheck::factsOf(const FunctionDecl &Fn, ASTContext &Ctx) {
   return F;
 }
 
-bool EvalLoopWithoutNoGradCheck::trains(const Stmt &S) {
+bool EvalLoopWithoutNoGradCheck::trains(const Stmt &S, ASTContext &Ctx) {
   auto [It, Inserted] = Trains.try_emplace(&S, false);
   if (Inserted)
-    It->second = containsTrainingCall(S);
+    It->second = containsTraining(S, Ctx);
   return It->second;
+}
+
+bool EvalLoopWithoutNoGradCheck::callersRuleOut(const FunctionDecl &Fn,
+                                                bool NamedOnly,
+                                                ASTContext &Ctx) {
+  llvm::ArrayRef<CallSite> Sites = callSitesOf(Fn, Ctx);
+  // Every call of the function runs under a guard: its loop records nothing.
+  if (!Sites.empty() && llvm::all_of(Sites, [&](const CallSite &Site) {
+        return GradMode.isOffAt(*Site.Call, *Site.Caller);
+      }))
+    return true;
+  // A caller backpropagates what the function returns: it is part of the
+  // training path, whatever its name says.
+  return NamedOnly && llvm::any_of(Sites, [&](const CallSite &Site) {
+           return isBackpropagatedByCaller(Site, Ctx);
+         });
+}
+
+bool EvalLoopWithoutNoGradCheck::isBackpropagatedByCaller(const CallSite &Site,
+                                                          ASTContext &Ctx) {
+  // Up from the call to its full expression: a backward pass or a loss
+  // around it, or the variable that stores its result.
+  const Stmt *Child = Site.Call;
+  const ValueDecl *Stored = nullptr;
+  while (const Stmt *Parent = Parents.parentOf(*Child, *Site.Caller)) {
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      if (isTrainingCall(*Call))
+        return true;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 &&
+          Op->getArg(1) == Child)
+        Stored = namedEntity(*Op->getArg(0));
+    } else if (const auto *Assign = dyn_cast<BinaryOperator>(Parent);
+               Assign && Assign->isAssignmentOp() &&
+               Assign->getRHS() == Child) {
+      Stored = namedEntity(*Assign->getLHS());
+    } else if (const auto *DS = dyn_cast<DeclStmt>(Parent)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+          if (VD->getInit()->IgnoreImplicit() == Child ||
+              VD->getInit() == Child)
+            Stored = VD;
+      break;
+    }
+    if (!isa<Expr>(Parent) || Stored)
+      break;
+    Child = Parent;
+  }
+  const AutogradFlow *Flow =
+      Stored ? AutogradFlow::of(*Site.Caller, Ctx) : nullptr;
+  return Flow && Flow->reachesBackwardPass(*Stored);
 }
 
 void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -235,12 +289,14 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                                                            : nullptr;
   if (!NamedForEvaluation && !EvalCall)
     return;
+  if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))
+    return;
 
   // The evaluation loop: the outermost loop around the forward that trains
   // nothing (an epoch loop that also trains is not one).
   const Stmt *EvalLoop = nullptr;
   for (const Stmt *Loop : llvm::reverse(Loops))
-    if (!trains(*Loop)) {
+    if (!trains(*Loop, Ctx)) {
       EvalLoop = Loop;
       break;
     }
@@ -248,17 +304,26 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   if (!ReportedLoops.insert(beginLoc(*EvalLoop)).second)
     return;
+  report(*Forward, *EvalLoop, EvalCall, *Fn, Ctx);
+}
 
+void EvalLoopWithoutNoGradCheck::report(const CallExpr &Forward,
+                                        const Stmt &Loop,
+                                        const CallExpr *EvalCall,
+                                        const FunctionDecl &Fn,
+                                        ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *EvalLoop = &Loop;
   {
     auto Diag =
-        diag(beginLoc(*Forward),
+        diag(beginLoc(Forward),
              "module forward in an evaluation loop without a "
              "gradient-disabling guard records an autograd graph on every "
              "iteration; add 'torch::NoGradGuard no_grad;' before the loop");
 
     // Fix-it: the guard on its own line before the loop, in the loop's block.
     const auto *Block =
-        dyn_cast_or_null<CompoundStmt>(Parents.parentOf(*EvalLoop, *Fn));
+        dyn_cast_or_null<CompoundStmt>(Parents.parentOf(*EvalLoop, Fn));
     SourceLocation LoopLoc = beginLoc(*EvalLoop);
     // The guard lives until the end of the block: not if later statements of
     // the block train, and not twice in one block (the first one covers the
@@ -267,16 +332,16 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     if (Block) {
       bool AfterLoop = false;
       for (const Stmt *St : Block->body()) {
-        if (AfterLoop && trains(*St))
+        if (AfterLoop && trains(*St, Ctx))
           LaterStatementsTrain = true;
         AfterLoop |= St == EvalLoop;
       }
     }
     if (Block && LoopLoc.isFileID() && !LaterStatementsTrain &&
         GuardedBlocks.insert(beginLoc(*Block)).second) {
-      const std::string Guard =
-          "torch::NoGradGuard " +
-          freshGuardName(*EvalLoop, *Block, *Fn, Parents) + ";";
+      const std::string Guard = "torch::NoGradGuard " +
+                                freshGuardName(*EvalLoop, *Block, Fn, Parents) +
+                                ";";
       auto [File, Offset] = SM.getDecomposedLoc(LoopLoc);
       StringRef Buffer = SM.getBufferData(File);
       StringRef BeforeLoop = Buffer.substr(0, Offset);

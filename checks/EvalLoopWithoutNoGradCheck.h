@@ -8,6 +8,7 @@
 #define TORCH_TIDY_CHECKS_EVALLOOPWITHOUTNOGRADCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/GradMode.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/LibTorch.h"
@@ -54,7 +55,16 @@ private:
     bool SetsGradMode = false;
   };
   const FunctionFacts &factsOf(const FunctionDecl &Fn, ASTContext &Ctx);
-  bool trains(const Stmt &S);
+  bool trains(const Stmt &S, ASTContext &Ctx);
+  /// True if the callers of \p Fn (the function around the loop) show that
+  /// it is no evaluation: every call holds a gradient-disabling guard, or
+  /// (when only its name made it one, \p NamedOnly) a caller backpropagates
+  /// its result.
+  bool callersRuleOut(const FunctionDecl &Fn, bool NamedOnly, ASTContext &Ctx);
+  bool isBackpropagatedByCaller(const CallSite &Site, ASTContext &Ctx);
+  void report(const CallExpr &Forward, const Stmt &EvalLoop,
+              const CallExpr *EvalCall, const FunctionDecl &Fn,
+              ASTContext &Ctx);
   void forgetTranslationUnit();
 
   const std::string EvaluationFunctionRegex;

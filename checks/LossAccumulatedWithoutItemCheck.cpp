@@ -6,6 +6,7 @@
 
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -83,6 +84,53 @@ bool needsParentheses(const Expr &Value) {
 
 } // namespace
 
+const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerPassing(
+    const Expr &Value, const Expr &Acc, const FunctionDecl &Fn,
+    ASTContext &Ctx) {
+  // The helper stores one of its tensor parameters, as it is, into a member,
+  // a global, or what a reference parameter refers to (then the caller's
+  // argument must outlive the loop).
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(namedEntity(Value));
+  const ValueDecl *Target = namedEntity(Acc);
+  if (!Param || !Target || !isTensorType(Param->getType()))
+    return nullptr;
+  const auto *TargetParam = dyn_cast<ParmVarDecl>(Target);
+  if (TargetParam ? !TargetParam->getType()->isReferenceType()
+                  : !(isa<FieldDecl>(Target) ||
+                      (isa<VarDecl>(Target) &&
+                       cast<VarDecl>(Target)->hasGlobalStorage())))
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const CallSite &Site : callSitesOf(Fn, Ctx)) {
+    // An overloaded operator that is a method takes its object as argument 0.
+    const unsigned Shift =
+        isa<CXXOperatorCallExpr>(Site.Call) && isa<CXXMethodDecl>(Fn) ? 1 : 0;
+    auto ArgOf = [&](const ParmVarDecl &P) -> const Expr * {
+      unsigned Index = P.getFunctionScopeIndex() + Shift;
+      return Index < Site.Call->getNumArgs() ? Site.Call->getArg(Index)
+                                             : nullptr;
+    };
+    const Expr *Arg = ArgOf(*Param);
+    const Expr *Into = TargetParam ? ArgOf(*TargetParam) : nullptr;
+    if (!Arg || (TargetParam && !Into) ||
+        GradMode.isOffAt(*Site.Call, *Site.Caller))
+      continue;
+    const Stmt *TrainingLoop = nullptr;
+    for (const Stmt *Loop : enclosingLoops(*Site.Call, *Site.Caller, Parents))
+      if (containsTraining(*Loop, Ctx) &&
+          (!Into || outlivesIteration(*Into, *Loop, SM))) {
+        TrainingLoop = Loop;
+        break;
+      }
+    const AutogradFlow *Flow = AutogradFlow::of(*Site.Caller, Ctx);
+    const ValueDecl *Stored = Into ? namedEntity(*Into) : Target;
+    if (TrainingLoop && Flow && Flow->hasHistoryEvidence(*Arg) && Stored &&
+        !Flow->reachesBackwardPass(*Stored))
+      return &Site;
+  }
+  return nullptr;
+}
+
 void LossAccumulatedWithoutItemCheck::forgetTranslationUnit() {
   Reported.clear();
   Parents.clear();
@@ -92,7 +140,11 @@ void LossAccumulatedWithoutItemCheck::forgetTranslationUnit() {
 }
 
 void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
-  const auto TensorValue = expr(isTensorExpr()).bind("value");
+  // In a template as written, the accumulated value is often of dependent
+  // type (`auto loss = criterion(model->forward(x), y)`); the dataflow then
+  // decides whether it has history.
+  const auto TensorValue =
+      expr(anyOf(isTensorExpr(), isTypeDependent())).bind("value");
   const auto TensorClass =
       cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
   const auto Container =
@@ -111,15 +163,30 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
                          cxxOperatorCallExpr(hasOverloadedOperatorName("+"),
                                              argumentCountIs(2))
                              .bind("sum")))));
-  // acc.add_(value)
+  // acc.add_(value), acc.index_put_(indices, value)
   const auto AddInPlace = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasName("add_"), ofClass(TensorClass))),
-      on(expr().bind("acc")), hasArgument(0, TensorValue));
+      anyOf(allOf(callee(cxxMethodDecl(hasName("add_"), ofClass(TensorClass))),
+                  hasArgument(0, TensorValue)),
+            allOf(callee(cxxMethodDecl(hasName("index_put_"),
+                                       ofClass(TensorClass))),
+                  hasArgument(1, TensorValue))),
+      on(expr().bind("acc")));
   // vec.push_back(value) / vec.emplace_back(value)
   const auto Append = cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"),
                            ofClass(Container))),
       on(expr().bind("acc")), argumentCountIs(1), hasArgument(0, TensorValue));
+
+  // A template's `acc += value` and `vec.push_back(value)` with a dependent
+  // value: a built-in operator and a call still to be resolved.
+  const auto DependentPlusAssign = binaryOperator(
+      hasOperatorName("+="),
+      hasLHS(expr(anyOf(isTensorExpr(), isTypeDependent())).bind("acc")),
+      hasRHS(expr(isTypeDependent()).bind("value")));
+  const auto DependentAppend =
+      callExpr(argumentCountIs(1), callee(unresolvedMemberExpr()),
+               hasArgument(0, expr(isTypeDependent()).bind("value")))
+          .bind("append");
 
   // Matched per function of the user's code (UserCodeMatchFinder), so that
   // every walk up from an accumulation stays inside its function's body
@@ -127,7 +194,8 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
   // Each accumulation is examined in the innermost function that holds it.
   const auto Accumulation =
       expr(anyOf(cxxOperatorCallExpr(anyOf(PlusAssign, AssignSum)),
-                 cxxMemberCallExpr(anyOf(AddInPlace, Append))))
+                 cxxMemberCallExpr(anyOf(AddInPlace, Append)),
+                 DependentPlusAssign, DependentAppend))
           .bind("accumulation");
   UserCode.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
                                    hasBody(forEachDescendant(Accumulation)))
@@ -141,6 +209,13 @@ void LossAccumulatedWithoutItemCheck::check(
     return;
   const auto *Accumulation = Result.Nodes.getNodeAs<Expr>("accumulation");
   const auto *Acc = Result.Nodes.getNodeAs<Expr>("acc");
+  if (const auto *Append = Result.Nodes.getNodeAs<CallExpr>("append")) {
+    StringRef Name = dependentCalleeName(*Append);
+    Acc = callObject(*Append);
+    if ((Name != "push_back" && Name != "emplace_back") || !Acc ||
+        !isTensorListType(Acc->getType()))
+      return;
+  }
   const Expr *Value = Result.Nodes.getNodeAs<Expr>("value");
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = *Result.SourceManager;
@@ -173,18 +248,24 @@ void LossAccumulatedWithoutItemCheck::check(
   for (const Stmt *Loop : enclosingLoops(*Accumulation, *Fn, Parents)) {
     auto [Trains, Inserted] = this->Trains.try_emplace(Loop, false);
     if (Inserted)
-      Trains->second = containsTrainingCall(*Loop);
+      Trains->second = containsTraining(*Loop, Ctx);
     if (Trains->second && outlivesIteration(*Acc, *Loop, SM)) {
       TrainingLoop = Loop;
       break;
     }
   }
-  if (!TrainingLoop)
-    return;
+  const CallSite *Caller = nullptr;
+  if (!TrainingLoop) {
+    // A helper that stores its argument into something that outlives it,
+    // called with a tensor with history from a training loop.
+    Caller = trainingLoopCallerPassing(*Value, *Acc, *Fn, Ctx);
+    if (!Caller)
+      return;
+  }
   if (GradMode.isOffAt(*Accumulation, *Fn))
     return;
   const AutogradFlow *Flow = AutogradFlow::of(*Fn, Ctx);
-  if (!Flow || !Flow->hasHistoryEvidence(*Value))
+  if (!Flow || (!Caller && !Flow->hasHistoryEvidence(*Value)))
     return;
   // Terms summed into a tensor that is itself backpropagated (a multi-term
   // loss, gradient accumulation) are meant to keep their graphs.
@@ -192,14 +273,28 @@ void LossAccumulatedWithoutItemCheck::check(
     return;
 
   Reported.insert(beginLoc(*Accumulation));
-  auto Diag = diag(beginLoc(*Accumulation),
-                   "tensor with autograd history accumulated into %0 keeps "
-                   "every training iteration's graph alive; accumulate "
-                   "'.item<double>()' of it, or '.detach()' it")
-              << AccEntity;
+  {
+    auto Diag = diag(beginLoc(*Accumulation),
+                     "tensor with autograd history accumulated into %0 keeps "
+                     "every training iteration's graph alive; accumulate "
+                     "'.item<double>()' of it, or '.detach()' it")
+                << AccEntity;
+    addDetachFixIt(Diag, *Value, Ctx);
+  }
+  if (Caller)
+    diag(beginLoc(*Caller->Call),
+         "called from a training loop with a tensor that has autograd "
+         "history here",
+         DiagnosticIDs::Note);
+}
+
+void LossAccumulatedWithoutItemCheck::addDetachFixIt(DiagnosticBuilder &Diag,
+                                                     const Expr &Value,
+                                                     ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
 
   // Fix-it: value -> value.detach(), unless it is spelled in a macro body.
-  const Expr *Written = Value->IgnoreImplicit();
+  const Expr *Written = Value.IgnoreImplicit();
   CharSourceRange Range = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(Written->getSourceRange()), SM,
       Ctx.getLangOpts());

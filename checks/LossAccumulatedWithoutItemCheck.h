@@ -8,6 +8,7 @@
 #define TORCH_TIDY_CHECKS_LOSSACCUMULATEDWITHOUTITEMCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/GradMode.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
@@ -47,6 +48,15 @@ private:
   GradModeAnalysis GradMode{Parents};
   llvm::DenseMap<const Stmt *, bool> Trains;
   void forgetTranslationUnit();
+  /// For an accumulation outside any training loop, in a helper \p Fn that
+  /// stores its tensor parameter \p Value into a member or global \p Acc: a
+  /// call of the helper from a training loop that passes a tensor with
+  /// history (and does not backpropagate the accumulator); null if none.
+  const CallSite *trainingLoopCallerPassing(const Expr &Value, const Expr &Acc,
+                                            const FunctionDecl &Fn,
+                                            ASTContext &Ctx);
+  void addDetachFixIt(DiagnosticBuilder &Diag, const Expr &Value,
+                      ASTContext &Ctx);
 };
 
 } // namespace clang::tidy::torch

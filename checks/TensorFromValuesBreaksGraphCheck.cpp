@@ -10,7 +10,11 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 StatementMatcher TensorFromValuesBreaksGraphCheck::functionFilter() const {
-  return callExpr(isTensorFromValues());
+  // A construction, or a call of a helper that makes one (its result may be
+  // the rebuilt tensor: FunctionSummary).
+  return callExpr(anyOf(isTensorFromValues(),
+                        callee(functionDecl(hasBody(
+                            hasDescendant(callExpr(isTensorFromValues())))))));
 }
 
 void TensorFromValuesBreaksGraphCheck::checkFunction(

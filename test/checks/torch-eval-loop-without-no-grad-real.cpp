@@ -94,3 +94,35 @@ void test_adversarial(Net &net, std::vector<torch::Tensor> &xs, const torch::Ten
     loss.backward();
   }
 }
+
+// TorchScript methods, AnyModule, and a trainer class template never
+// instantiated here (issue: templates as written).
+void infer_methods(torch::jit::script::Module &module, torch::nn::AnyModule &any,
+                   const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs) {
+    auto a = module.get_method("forward")({x}).toTensor();
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: module forward in an evaluation loop
+    auto b = any.forward(x);
+  }
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (const auto &x : xs) {{{$}}
+}
+
+template <class Model> class Segmenter {
+public:
+  double validate(const Batches &batches) {
+    model->eval();
+    double total = 0;
+    for (const auto &batch : batches) {
+      auto out = model->forward(batch.first);
+      // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: module forward in an evaluation loop
+      // CHECK-MESSAGES: :[[@LINE-5]]:5: note: module put into evaluation mode here
+      total += torch::nll_loss(out, batch.second).template item<double>();
+    }
+    // CHECK-FIXES: {{^}}    torch::NoGradGuard no_grad;{{$}}
+    return total;
+  }
+
+private:
+  Model model;
+};

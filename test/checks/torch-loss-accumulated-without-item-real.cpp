@@ -69,3 +69,42 @@ double train(Net &net, torch::optim::SGD &opt, const Batches &batches,
   multi.backward();
   return fine + total.item<double>();
 }
+
+// A class template never instantiated here; a buffer filled through
+// index_put_ in a helper (evidence beyond one function).
+template <class Model> class EpochTrainer {
+public:
+  void fit(const std::vector<std::pair<torch::Tensor, torch::Tensor>> &batches,
+           torch::optim::Optimizer &opt) {
+    for (const auto &batch : batches) {
+      auto loss = torch::nll_loss(model->forward(batch.first), batch.second);
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+      epoch_loss_ += loss;
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: tensor with autograd history accumulated into 'epoch_loss_'
+      // CHECK-FIXES: {{^}}      epoch_loss_ += loss.detach();{{$}}
+    }
+  }
+
+private:
+  Model model;
+  torch::Tensor epoch_loss_ = torch::zeros({});
+};
+
+void keep(torch::Tensor &history, int64_t step, const torch::Tensor &loss) {
+  history.index_put_({step}, loss);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: tensor with autograd history accumulated into 'history'
+  // CHECK-FIXES: {{^}}  history.index_put_({step}, loss.detach());{{$}}
+}
+void fit_with_history(torch::nn::Linear &model, torch::optim::SGD &opt,
+                      const std::vector<torch::Tensor> &xs) {
+  torch::Tensor history = torch::zeros({static_cast<int64_t>(xs.size())});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    auto loss = model->forward(xs[i]).pow(2).mean();
+    loss.backward();
+    opt.step();
+    keep(history, static_cast<int64_t>(i), loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: called from a training loop with a tensor that has autograd history here
+  }
+}

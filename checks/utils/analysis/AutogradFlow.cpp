@@ -1,10 +1,12 @@
 //===--- AutogradFlow.cpp - function-local autograd dataflow --------------===//
 
 #include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/GradMode.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/OpTable.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -344,6 +346,9 @@ bool isTensorValued(QualType T) {
     return false;
   if (isTensorType(T) || isTensorListType(T) || isIValueType(T))
     return true;
+  // In a template as written: `auto out = model->forward(x);`, `T loss`.
+  if (T->isDependentType())
+    return true;
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
     return isTensorType(Array->getElementType());
@@ -397,10 +402,20 @@ const VarDecl *soleVariableOf(const Expr *E) {
   return nullptr;
 }
 
+/// The object of a member call: `t.f()`, and in a template `t.f(dependent)`
+/// or `dependent.f()`; null for other calls (operator() included).
+const Expr *memberCallObject(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  if (isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  return callObject(Call);
+}
+
 /// The tensor (or list of tensors) a pass backpropagates from.
 const Expr *passRootOf(const CallExpr &Pass) {
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Pass))
-    return Member->getImplicitObjectArgument();
+  if (const Expr *Object = memberCallObject(Pass))
+    return Object;
   return Pass.getNumArgs() > 0 ? Pass.getArg(0) : nullptr;
 }
 
@@ -441,7 +456,21 @@ bool keepsEvidence(const CallExpr &Call) {
       return false;
     }
   }
-  return isDifferentiableCall(Call) || isIValueToTensorCall(Call);
+  if (isDifferentiableCall(Call) || isIValueToTensorCall(Call))
+    return true;
+  // In a template, `out.mean()` on a dependent `out`: only the name is known.
+  const Expr *Callee = stripImplicit(Call.getCallee());
+  if (const auto *Member =
+          dyn_cast_or_null<CXXDependentScopeMemberExpr>(Callee))
+    return opHas(identifierOf(Member->getMember()), op::Differentiable);
+  return false;
+}
+
+/// `dependent.detach()`, `dependent.item()` in a template: by name only.
+bool removesHistoryAsWritten(const CallExpr &Call) {
+  const Expr *Callee = stripImplicit(Call.getCallee());
+  const auto *Member = dyn_cast_or_null<CXXDependentScopeMemberExpr>(Callee);
+  return Member && opHas(identifierOf(Member->getMember()), op::RemovesHistory);
 }
 
 bool isModuleForwardMethod(const FunctionDecl &F) {
@@ -459,8 +488,9 @@ constexpr unsigned MaxRounds = 12;
 class AutogradFlowBuilder {
 public:
   AutogradFlowBuilder(const FunctionDecl &Fn, ASTContext &Ctx,
-                      AutogradFlow &Out)
-      : Fn(Fn), Ctx(Ctx), Out(Out), IsForward(isModuleForwardMethod(Fn)) {}
+                      AutogradFlow &Out, AutogradFlow::Mode M)
+      : Fn(Fn), Ctx(Ctx), Out(Out), IsForward(isModuleForwardMethod(Fn)),
+        AsCallee(M == AutogradFlow::Mode::Callee) {}
 
   bool run();
 
@@ -469,6 +499,8 @@ private:
   ASTContext &Ctx;
   AutogradFlow &Out;
   const bool IsForward;
+  /// AutogradFlow::Mode::Callee: what comes from outside may have history.
+  const bool AsCallee;
 
   std::vector<Definition> Defs;
   std::map<std::pair<const void *, const VarDecl *>, unsigned> DefIds;
@@ -538,10 +570,21 @@ private:
   /// \p Var goes out of scope: its value can no longer be backpropagated.
   void endLifetime(const VarDecl *Var) { S->Tensors.erase(Var); }
 
+  /// The value of a tensor the function gets from outside (a member, a
+  /// global): possibly with history for a callee's summary, else none known.
+  Value outsideValue(QualType T) const {
+    Value V;
+    if (AsCallee && !T.isNull() && isTensorValued(T))
+      V.History = HistoryEvidence::Possible;
+    return V;
+  }
+
   Value valueOfVariable(const VarDecl *Var) {
     Value V;
-    if (!isLocal(Var))
+    if (!Var)
       return V;
+    if (!isLocal(Var))
+      return outsideValue(Var->getType());
     if (isTensorValued(Var->getType())) {
       const TensorFacts *Facts = S->Tensors.find(Var);
       if (!Facts)
@@ -584,6 +627,8 @@ private:
 
   Value visit(const Stmt *St);
   Value visitExpr(const Expr &E);
+  std::optional<Value> visitUserCall(const CallExpr &Call,
+                                     const Value &Operands);
   Value visitChildren(const Stmt &St);
   Value visitCall(const CallExpr &Call);
   Value assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
@@ -625,6 +670,8 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
   // Only nodes that denote the same tensor pass the evidence on as it is.
   if (!isTransparent(*E))
     capEvidence(V);
+  if (isa<MemberExpr>(E))
+    V.join(outsideValue(E->getType()));
   return filterByType(V, E->getType());
 }
 
@@ -665,12 +712,10 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   }
 
   // Operands first, left to right: their effects happen before the call.
-  const Expr *Object = nullptr;
+  const Expr *Object = memberCallObject(Call);
   Value ObjectValue;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
-    Object = Member->getImplicitObjectArgument();
+  if (Object)
     ObjectValue = visit(Object);
-  }
   llvm::SmallVector<Value, 4> Args;
   Value AllArgs;
   for (const Expr *Arg : Call.arguments()) {
@@ -700,7 +745,8 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   }
   // detach()/item() and fresh tensors (zeros_like(x), full_like(x, 1), ...)
   // carry no history, whatever their operands had.
-  if (isHistoryRemovingCall(Call) || isTensorFactoryCall(Call))
+  if (isHistoryRemovingCall(Call) || isTensorFactoryCall(Call) ||
+      removesHistoryAsWritten(Call))
     return {};
 
   if (isModuleForwardCall(Call) || isLossCall(Call)) {
@@ -756,6 +802,11 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
         for (unsigned Id : Facts->Reaching)
           markBackpropagated(Id);
 
+  Value Operands = AllArgs;
+  Operands.join(ObjectValue);
+  if (std::optional<Value> Summarised = visitUserCall(Call, Operands))
+    return *Summarised;
+
   // Anything else computes its result from its operands. The evidence passes
   // on as it is through LibTorch's differentiable operations, arithmetic on
   // tensors and the tensor a TorchScript module returned; any other call
@@ -765,6 +816,38 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   V.join(ObjectValue);
   if (!keepsEvidence(Call))
     capEvidence(V);
+  return V;
+}
+
+std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
+                                                        const Value &Operands) {
+  const FunctionDecl *Callee = userCallee(Call, Ctx);
+  const FunctionSummary *Summary =
+      Callee ? FunctionSummary::of(*Callee, Ctx) : nullptr;
+  if (!Summary)
+    return std::nullopt;
+  // What the callee returns, from its summary: history it creates itself
+  // (a forward or a loss inside it) unless this call runs under a guard;
+  // none when it returns a detached, read-out or fresh tensor. When it may
+  // return what it was given (or a member), the call is any other call.
+  Value V;
+  switch (Summary->ResultHistory) {
+  case HistoryEvidence::Evident:
+    if (!underNoGradGuard(Call))
+      V.History = HistoryEvidence::Evident;
+    break;
+  case HistoryEvidence::Possible:
+    return std::nullopt;
+  case HistoryEvidence::None:
+    break;
+  }
+  // A tensor rebuilt inside the callee from values read out of an argument
+  // with history (or of a member).
+  if (Summary->ResultFromValues && V.History == HistoryEvidence::None &&
+      (Operands.History != HistoryEvidence::None || Operands.Backpropagated)) {
+    V.FromValues = Summary->ResultFromValues;
+    V.ValuesRead = Summary->ResultValuesRead;
+  }
   return V;
 }
 
@@ -852,6 +935,13 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
     Value V = visit(Return->getRetValue());
     if (IsForward)
       reportBroken(V, *Return, AutogradFlow::GradientUse::ReturnedFromForward);
+    if (Reporting) {
+      Out.Result.History = std::max(Out.Result.History, V.History);
+      if (!Out.Result.FromValues) {
+        Out.Result.FromValues = V.FromValues;
+        Out.Result.ValuesRead = V.ValuesRead;
+      }
+    }
     return;
   }
   visit(&Root);
@@ -862,7 +952,8 @@ void AutogradFlowBuilder::initialState(State &Entry) {
   S = &Entry;
   for (const ParmVarDecl *Param : Fn.parameters())
     if (isTensorValued(Param->getType()))
-      define(Param, Param, Param->getLocation(), Value());
+      define(Param, Param, Param->getLocation(),
+             outsideValue(Param->getType()));
   S = Saved;
 }
 
@@ -993,10 +1084,10 @@ bool AutogradFlowBuilder::run() {
 }
 
 std::unique_ptr<AutogradFlow> AutogradFlow::analyze(const FunctionDecl &F,
-                                                    ASTContext &Ctx) {
+                                                    ASTContext &Ctx, Mode M) {
   auto Result = std::make_unique<AutogradFlow>();
   Result->Function = &F;
-  AutogradFlowBuilder Builder(F, Ctx, *Result);
+  AutogradFlowBuilder Builder(F, Ctx, *Result, M);
   if (!Builder.run())
     return nullptr;
   return Result;
@@ -1194,7 +1285,10 @@ const AutogradFlow *AutogradFlow::of(const FunctionDecl &F, ASTContext &Ctx) {
   return It->second.get();
 }
 
-void AutogradFlow::forgetTranslationUnit() { flowCache().clear(); }
+void AutogradFlow::forgetTranslationUnit() {
+  flowCache().clear();
+  FunctionSummary::forgetTranslationUnit();
+}
 
 const AutogradFlow *AutogradFunctions::analysisOf(
     const ast_matchers::MatchFinder::MatchResult &Result) {

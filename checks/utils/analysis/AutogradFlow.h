@@ -121,10 +121,21 @@ public:
     GradientUse Kind = GradientUse::Backpropagated;
   };
 
+  /// How a function is analysed.
+  enum class Mode {
+    /// For the checks: parameters, members and globals carry no known
+    /// history (nothing local shows any).
+    Local,
+    /// For a summary of the function as a callee (FunctionSummary.h): tensor
+    /// parameters, members and globals may carry history, as a caller's
+    /// arguments may.
+    Callee
+  };
+
   /// Runs the analysis over the body of \p F. Returns null if the CFG cannot
   /// be built (e.g. for some invalid code).
-  static std::unique_ptr<AutogradFlow> analyze(const FunctionDecl &F,
-                                               ASTContext &Ctx);
+  static std::unique_ptr<AutogradFlow>
+  analyze(const FunctionDecl &F, ASTContext &Ctx, Mode M = Mode::Local);
 
   /// The analysis of \p F, shared by every check in this translation unit
   /// (see AutogradFunctions for the cache); null if \p F has no CFG.
@@ -159,7 +170,21 @@ public:
   /// the function counts.
   bool reachesBackwardPass(const ValueDecl &D) const;
 
+  /// What the function returns, joined over its return statements: the
+  /// evidence of history, and the tensor rebuilt from read-out values it may
+  /// be (derived from), with the read.
+  HistoryEvidence resultHistory() const { return Result.History; }
+  const CallExpr *resultFromValues() const { return Result.FromValues; }
+  const Expr *resultValuesRead() const { return Result.ValuesRead; }
+
 private:
+  struct ReturnedValue {
+    HistoryEvidence History = HistoryEvidence::None;
+    const CallExpr *FromValues = nullptr;
+    const Expr *ValuesRead = nullptr;
+  };
+  ReturnedValue Result;
+
   struct Evidence {
     HistoryEvidence History = HistoryEvidence::None;
     bool Backpropagated = false;

@@ -249,14 +249,95 @@ bool isLossModuleClass(const CXXRecordDecl *RD) {
   });
 }
 
+namespace {
+
+/// torch::nn::AnyModule (type-erased, not a torch::nn::Module) and
+/// torch::jit::Method (a TorchScript module's method, from get_method()).
+bool isForwardingClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, {"torch::nn::AnyModule", "torch::jit::Method"});
+}
+
+/// Names of members that only modules have: a dependent object used with one
+/// of them is a module as written in a template.
+bool isModuleMemberName(StringRef Name) {
+  return Name == "forward" || Name == "eval" || Name == "train" ||
+         Name == "parameters" || Name == "named_parameters" ||
+         Name == "zero_grad" || Name == "is_training";
+}
+
+/// The base of a member access through an object of dependent type, as
+/// written in a template (`model->f`, `model.f`), with the member's name.
+std::pair<const Expr *, StringRef> dependentMemberOf(const Expr *Callee) {
+  const auto *Member =
+      dyn_cast_or_null<CXXDependentScopeMemberExpr>(stripImplicit(Callee));
+  if (!Member || Member->isImplicitAccess())
+    return {nullptr, {}};
+  return {Member->getBase(), identifierOf(Member->getMember())};
+}
+
+/// True if the variable or field \p D is used as a module in the code that
+/// can see it (its function's body, or its class's member functions): the
+/// object of a dependent `->forward`, `->eval()`, `->parameters()`, ...
+bool isUsedAsModule(const ValueDecl &D) {
+  llvm::SmallVector<const Stmt *, 4> Bodies;
+  if (const auto *Field = dyn_cast<FieldDecl>(&D)) {
+    for (const Decl *Member : Field->getParent()->decls())
+      if (const auto *Fn = Member->getAsFunction())
+        Bodies.push_back(Fn->getBody());
+  } else if (const auto *Fn = dyn_cast<FunctionDecl>(
+                 D.getDeclContext()->getNonClosureAncestor())) {
+    Bodies.push_back(Fn->getBody());
+  }
+  bool Found = false;
+  for (const Stmt *Body : Bodies)
+    forEachStmt(Body, [&](const Stmt &S) {
+      if (Found || !isa<CXXDependentScopeMemberExpr>(S))
+        return;
+      auto [Base, Name] = dependentMemberOf(cast<Expr>(&S));
+      Found = Base && isModuleMemberName(Name) && namedEntity(*Base) == &D;
+    });
+  return Found;
+}
+
+/// A module's forward as written in a template, through an object of
+/// dependent type: `model->forward(x)`, and `model(x)` on an object that the
+/// template uses as a module elsewhere (isUsedAsModule).
+bool isDependentForwardCall(const CallExpr &Call) {
+  if (auto [Base, Name] = dependentMemberOf(Call.getCallee()); Base)
+    return Name == "forward";
+  const Expr *Callee = stripImplicit(Call.getCallee());
+  if (!Callee || !Callee->isTypeDependent() || isa<CXXOperatorCallExpr>(Call) ||
+      isa<UnresolvedLookupExpr, UnresolvedMemberExpr>(Callee))
+    return false;
+  if (const auto *Deref = dyn_cast<UnaryOperator>(Callee);
+      Deref && Deref->getOpcode() == UO_Deref)
+    Callee = stripImplicit(Deref->getSubExpr());
+  const ValueDecl *D = namedEntity(*Callee);
+  return D && isUsedAsModule(*D);
+}
+
+} // namespace
+
 bool isModuleForwardCall(const CallExpr &Call) {
   auto [Method, Class] = methodAndClass(Call);
   if (!Method || !Class)
-    return false;
+    return isDependentForwardCall(Call);
+  if (isForwardingClass(Class)) {
+    // AnyModule::forward / any_forward, Method::operator().
+    return isa<CXXOperatorCallExpr>(Call) ||
+           (Method->getIdentifier() && (Method->getName() == "forward" ||
+                                        Method->getName() == "any_forward"));
+  }
   if (isa<CXXOperatorCallExpr>(Call))
     return isModuleClass(Class);
-  return Method->getIdentifier() && Method->getName() == "forward" &&
-         isModuleClass(Class);
+  if (!Method->getIdentifier())
+    return false;
+  // A TorchScript module's run_method("name", ...) runs a scripted method.
+  if (Method->getName() == "run_method")
+    return anyClassInHierarchy(Class, [](const CXXRecordDecl &C) {
+      return hasQualifiedName(&C, {"torch::jit::Module", "torch::jit::Object"});
+    });
+  return Method->getName() == "forward" && isModuleClass(Class);
 }
 
 // --- LibTorch's tensor operations
@@ -305,20 +386,43 @@ bool inTensorOpNamespace(const FunctionDecl &F, bool Functional) {
          (Functional && Namespace == "torch::nn::functional");
 }
 
-/// A free function (not a method) with an identifier.
+/// A free function (not a method) with an identifier. In a template, a call
+/// still resolved by argument-dependent lookup (`torch::mse_loss(out, y)` with
+/// a dependent `out`) gives the first of its candidates when every candidate
+/// is a free function of one namespace: the callee is one of them.
 const FunctionDecl *namedFreeCallee(const CallExpr &Call) {
   const FunctionDecl *F = Call.getDirectCallee();
-  if (!F || !F->getIdentifier() || isa<CXXMethodDecl>(F))
+  if (!F) {
+    const auto *Lookup = dyn_cast_or_null<UnresolvedLookupExpr>(
+        Call.getCallee() ? Call.getCallee()->IgnoreParenImpCasts() : nullptr);
+    if (!Lookup || Lookup->getNumDecls() == 0)
+      return nullptr;
+    F = asFunction(*Lookup->decls_begin());
+    if (!F || !llvm::all_of(Lookup->decls(), [&](const NamedDecl *D) {
+          const FunctionDecl *Candidate = asFunction(D);
+          return Candidate && Candidate->getDeclContext()->getRedeclContext() ==
+                                  F->getDeclContext()->getRedeclContext();
+        }))
+      return nullptr;
+  }
+  if (!F->getIdentifier() || isa<CXXMethodDecl>(F))
     return nullptr;
   return F;
 }
 
-/// The name of the at::Tensor method \p Call invokes, or "".
+/// The name of the at::Tensor method \p Call invokes, or "". In a template,
+/// a call with dependent arguments on a tensor (`t.add_(dependent)`) counts
+/// when every candidate is a tensor method.
 StringRef tensorMethodName(const CallExpr &Call) {
   auto [Method, Class] = methodAndClass(Call);
-  if (!Method || !Method->getIdentifier() || !isTensorClass(Class))
+  if (Method && Method->getIdentifier() && isTensorClass(Class))
+    return Method->getName();
+  const auto *Member = dyn_cast_or_null<UnresolvedMemberExpr>(
+      Call.getCallee() ? Call.getCallee()->IgnoreParenImpCasts() : nullptr);
+  if (!Member || Member->getNumDecls() == 0 ||
+      !llvm::all_of(Member->decls(), isTensorMethod))
     return {};
-  return Method->getName();
+  return identifierOf(Member->getMemberName());
 }
 
 } // namespace
@@ -463,7 +567,7 @@ bool isAutogradGradCall(const CallExpr &Call) {
 }
 
 std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass) {
-  if (isa<CXXMemberCallExpr>(Pass) && isBackwardCall(Pass))
+  if (!tensorMethodName(Pass).empty() && isBackwardCall(Pass))
     return PassFlagPositions{1, 2}; // backward(gradient, retain, create, ..)
   if (isBackwardCall(Pass))
     return PassFlagPositions{2, 3}; // backward(tensors, grads, retain, ...)
@@ -503,9 +607,13 @@ namespace {
 bool isModuleModeCall(const CallExpr &Call, const ASTContext &Ctx,
                       bool WantEval) {
   auto [Method, Class] = methodAndClass(Call);
-  if (!Method || !Method->getIdentifier() || !isModuleClass(Class))
+  StringRef Name;
+  if (Method && Method->getIdentifier() && isModuleClass(Class))
+    Name = Method->getName();
+  else if (auto [Base, Member] = dependentMemberOf(Call.getCallee()); Base)
+    Name = Member; // `model->eval()` on a dependent module, in a template.
+  else
     return false;
-  StringRef Name = Method->getName();
   if (Name == "eval")
     return WantEval;
   if (Name != "train")

@@ -15,9 +15,18 @@ namespace jit {
 using ExtraFilesMap = std::unordered_map<std::string, std::string>;
 using c10::IValue;
 
+struct Method {
+  IValue operator()(std::vector<IValue> stack) { return IValue(at::Tensor()); }
+};
+
 class Module {
 public:
   IValue forward(std::vector<IValue> inputs) { return IValue(at::Tensor()); }
+  Method get_method(const std::string &name) const { return Method(); }
+  template <typename... Types>
+  IValue run_method(const std::string &method_name, Types &&...args) {
+    return IValue(at::Tensor());
+  }
   IValue operator()(std::vector<IValue> inputs) { return forward(inputs); }
   void eval() {}
   void train(bool on = true) {}

@@ -369,6 +369,15 @@ public:
 };
 TORCH_MODULE(Sequential);
 
+// Type-erased module (not a torch::nn::Module), as in <torch/nn/modules/container/any.h>.
+class AnyModule {
+public:
+  AnyModule() = default;
+  template <typename ModuleType> explicit AnyModule(ModuleType module) {}
+  template <typename ReturnType = at::Tensor, typename... ArgumentTypes>
+  ReturnType forward(ArgumentTypes &&...arguments) { return ReturnType(); }
+};
+
 class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
 public:
   at::Tensor forward(const at::Tensor &input, const at::Tensor &target) { return input; }

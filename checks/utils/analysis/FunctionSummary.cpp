@@ -1,0 +1,172 @@
+//===--- FunctionSummary.cpp - what a function of the TU does, for callers ===//
+
+#include "utils/analysis/FunctionSummary.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseMap.h"
+#include <memory>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// Summaries nest as calls do (a summary runs the callee's dataflow, which
+/// asks for the summaries of its own callees); deeper chains get none.
+constexpr unsigned MaxSummaryDepth = 8;
+
+struct SummaryEntry {
+  FunctionSummary Summary;
+  bool InProgress = true;
+};
+
+using Key = std::pair<const ASTContext *, const FunctionDecl *>;
+
+/// The state of the current translation unit on this thread (see
+/// AutogradFunctions in AutogradFlow.h for why thread_local, and when it is
+/// emptied).
+struct TranslationUnitState {
+  llvm::DenseMap<Key, std::unique_ptr<SummaryEntry>> Summaries;
+  unsigned Depth = 0;
+  const ASTContext *IndexedContext = nullptr;
+  llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>> Calls;
+};
+
+TranslationUnitState &state() {
+  thread_local TranslationUnitState State;
+  return State;
+}
+
+/// The definition of \p F if it is in the user's code.
+const FunctionDecl *userDefinition(const FunctionDecl &F,
+                                   const SourceManager &SM) {
+  const FunctionDecl *Def = F.getDefinition();
+  if (!Def || !Def->getBody() || Def->isInvalidDecl())
+    return nullptr;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Def);
+      Method && Method->getParent()->isLambda())
+    return nullptr;
+  if (!isInUserCode(SM.getExpansionLoc(Def->getLocation()), SM))
+    return nullptr;
+  return Def;
+}
+
+/// Records the calls in the bodies of the user's functions.
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+public:
+  CallIndexer(const SourceManager &SM, TranslationUnitState &State)
+      : SM(SM), State(State) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid() &&
+        !isInUserCode(SM.getExpansionLoc(D->getLocation()), SM))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *F) {
+    if (!F->doesThisDeclarationHaveABody())
+      return true;
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(F);
+        Method && Method->getParent()->isLambda())
+      return true; // Indexed with the function around the lambda.
+    forEachStmt(F->getBody(), [&](const Stmt &S) {
+      if (const auto *Call = dyn_cast<CallExpr>(&S))
+        if (const FunctionDecl *Callee = Call->getDirectCallee())
+          State.Calls[Callee->getCanonicalDecl()].push_back({Call, F});
+    });
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  TranslationUnitState &State;
+};
+
+} // namespace
+
+const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  return Callee ? userDefinition(*Callee, Ctx.getSourceManager()) : nullptr;
+}
+
+const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
+                                           ASTContext &Ctx) {
+  const FunctionDecl *Def = userDefinition(F, Ctx.getSourceManager());
+  TranslationUnitState &State = state();
+  if (!Def)
+    return nullptr;
+  auto [It, Inserted] = State.Summaries.try_emplace(Key(&Ctx, Def));
+  if (!Inserted)
+    return It->second && !It->second->InProgress ? &It->second->Summary
+                                                 : nullptr;
+  if (State.Depth >= MaxSummaryDepth) {
+    State.Summaries.erase(It);
+    return nullptr;
+  }
+  It->second = std::make_unique<SummaryEntry>();
+  SummaryEntry *Entry = It->second.get(); // Stable: the map may grow below.
+  ++State.Depth;
+  FunctionSummary &S = Entry->Summary;
+  forEachStmt(Def->getBody(), [&](const Stmt &St) {
+    if (const auto *Call = dyn_cast<CallExpr>(&St); Call && !S.Trains)
+      S.Trains = trainsAt(*Call, Ctx);
+  });
+  if (std::unique_ptr<AutogradFlow> Flow =
+          AutogradFlow::analyze(*Def, Ctx, AutogradFlow::Mode::Callee)) {
+    S.ResultHistory = Flow->resultHistory();
+    S.ResultFromValues = Flow->resultFromValues();
+    S.ResultValuesRead = Flow->resultValuesRead();
+  }
+  --State.Depth;
+  Entry->InProgress = false;
+  return &S;
+}
+
+void FunctionSummary::forgetTranslationUnit() {
+  TranslationUnitState &State = state();
+  State.Summaries.clear();
+  State.Depth = 0;
+  State.IndexedContext = nullptr;
+  State.Calls.clear();
+}
+
+llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx) {
+  TranslationUnitState &State = state();
+  if (State.IndexedContext != &Ctx) {
+    State.Calls.clear();
+    State.IndexedContext = &Ctx;
+    CallIndexer(Ctx.getSourceManager(), State)
+        .TraverseDecl(Ctx.getTranslationUnitDecl());
+  }
+  auto It = State.Calls.find(F.getCanonicalDecl());
+  if (It == State.Calls.end())
+    return {};
+  return It->second;
+}
+
+bool trainsAt(const CallExpr &Call, ASTContext &Ctx) {
+  if (isTrainingCall(Call))
+    return true;
+  const FunctionDecl *Callee = userCallee(Call, Ctx);
+  const FunctionSummary *Summary =
+      Callee ? FunctionSummary::of(*Callee, Ctx) : nullptr;
+  return Summary && Summary->Trains;
+}
+
+bool containsTraining(const Stmt &S, ASTContext &Ctx) {
+  bool Found = false;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (!Found)
+      if (const auto *Call = dyn_cast<CallExpr>(&Child))
+        Found = trainsAt(*Call, Ctx);
+  });
+  return Found;
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,81 @@
+//===--- FunctionSummary.h - what a function of the TU does, for callers --===//
+//
+// Evidence beyond one function, from what the same translation unit shows: a
+// summary per function defined in the user's code, computed once per
+// translation unit and shared by every check, and the calls of each function.
+//
+//  * Trains: the function runs a backward pass or an optimizer step, itself
+//    or through the functions it calls (a training loop whose backward()
+//    happens in a `train_step(...)` helper still trains).
+//  * What it returns, from its autograd dataflow run as a callee
+//    (AutogradFlow::Mode::Callee: arguments and members may have history):
+//    history it creates itself (a forward or a loss inside it), none (it
+//    returns a detached, read-out or fresh tensor), or what it was given; and
+//    the tensor it rebuilt from values read out of its arguments.
+//  * Its call sites in the user's code, each with the function that holds it:
+//    whether every caller holds a gradient-disabling guard around the call,
+//    or backpropagates what the call returned.
+//
+// Cost: each summary is computed at most once per translation unit; a
+// function whose summary is being computed (recursion, direct or not) has
+// none for its callees, which cuts cycles; call sites are indexed in one walk
+// over the user's code, on first use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_FUNCTIONSUMMARY_H
+#define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_FUNCTIONSUMMARY_H
+
+#include "utils/analysis/AutogradFlow.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace clang::tidy::torch {
+
+/// The function a call invokes when it is defined in the user's code of this
+/// translation unit (not LibTorch's, not a system header's, not a lambda);
+/// null otherwise.
+const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx);
+
+struct FunctionSummary {
+  /// Runs a backward pass or an optimizer step (isTrainingCall), itself or
+  /// through a function it calls.
+  bool Trains = false;
+  /// The evidence of history of what it returns, as a callee.
+  HistoryEvidence ResultHistory = HistoryEvidence::Possible;
+  /// It returns (a tensor computed from) a tensor rebuilt from values read
+  /// out of its arguments or members: the construction and the read.
+  const CallExpr *ResultFromValues = nullptr;
+  const Expr *ResultValuesRead = nullptr;
+
+  /// The summary of \p F (its definition is used); null when \p F has no
+  /// definition in the user's code or its summary is being computed.
+  static const FunctionSummary *of(const FunctionDecl &F, ASTContext &Ctx);
+  /// Forgets every summary and the call index; called by
+  /// AutogradFlow::forgetTranslationUnit().
+  static void forgetTranslationUnit();
+};
+
+/// A call of a function, and the function whose body holds it (for a call
+/// in a lambda, the function around the lambda).
+struct CallSite {
+  const CallExpr *Call = nullptr;
+  const FunctionDecl *Caller = nullptr;
+};
+
+/// Every call of \p F (through any of its declarations) in the bodies of
+/// the user's functions in this translation unit, templates as written.
+llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx);
+
+/// A training call (isTrainingCall), or a call of a user function that
+/// trains (FunctionSummary::Trains).
+bool trainsAt(const CallExpr &Call, ASTContext &Ctx);
+
+/// True if \p S contains a call that trains (trainsAt), lambda bodies
+/// included.
+bool containsTraining(const Stmt &S, ASTContext &Ctx);
+
+} // namespace clang::tidy::torch
+
+#endif
