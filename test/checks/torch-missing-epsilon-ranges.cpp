@@ -79,7 +79,7 @@ torch::Tensor band_energy(const torch::Tensor &spec, const torch::Tensor &fbank)
   // CHECK-FIXES: {{^}}  auto a = torch::sqrt(bands + 1e-8);{{$}}
   auto b = torch::log(power.mm(fbank));
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log of a value that nothing keeps away from 0
-  // CHECK-MESSAGES: :[[@LINE-7]]:16: note: 'power' gets its value here
+  // CHECK-MESSAGES: :[[@LINE-8]]:16: note: 'power' gets its value here
   // CHECK-FIXES: {{^}}  auto b = torch::log(power.mm(fbank) + 1e-8);{{$}}
   return a + b;
 }
