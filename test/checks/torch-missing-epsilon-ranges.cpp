@@ -84,6 +84,18 @@ torch::Tensor band_energy(const torch::Tensor &spec, const torch::Tensor &fbank)
   return a + b;
 }
 
+// The local energy of an image (a box filter over squares): 0 on a black patch.
+torch::Tensor local_energy(const torch::Tensor &x, const torch::Tensor &window) {
+  return x / torch::sqrt(torch::conv2d(x * x, window));
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: sqrt of a value that nothing keeps away from 0
+  // CHECK-FIXES: {{^}}  return x / torch::sqrt(torch::conv2d(x * x, window) + 1e-8);{{$}}
+}
+
+torch::Tensor local_energy_quiet(const torch::Tensor &x, const torch::Tensor &window) {
+  return torch::sqrt(torch::conv2d(x, window)) +
+         x / torch::sqrt(torch::conv2d(x * x, window) + 1e-6);
+}
+
 torch::Tensor band_energy_quiet(const torch::Tensor &spec, const torch::Tensor &fbank,
                                 const torch::Tensor &logits) {
   auto power = spec.abs().pow(2);
