@@ -178,6 +178,8 @@ Test PathGuards::classify(const Expr *Cond, const Expr *Value) const {
   Cond = stripImplicit(Cond);
   if (!Cond)
     return Test::None;
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Cond)) // static_cast<bool>
+    return classify(Cast->getSubExpr(), Value);
   if (const auto *UO = dyn_cast<UnaryOperator>(Cond))
     return UO->getOpcode() == UO_LNot ? negate(classify(UO->getSubExpr(), Value))
                                       : Test::None;
