@@ -3,6 +3,7 @@
 #include "MissingEpsilonCheck.h"
 #include "utils/analysis/BoundaryGuard.h"
 #include "utils/analysis/GradMode.h"
+#include "utils/analysis/PathGuard.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "utils/libtorch/OpTable.h"
@@ -301,6 +302,12 @@ private:
   bool gradModeOff() {
     return Enclosing && Check.GradMode.isOffAt(Call, *Enclosing);
   }
+  /// True if the operation is reached only after a test that excludes 0
+  /// for \p Value (`if (n.item<double>() == 0) ... else w / n`).
+  bool pathExcludesZero(const Expr *Value) {
+    return Enclosing && PathGuards(Check.Parents, Ctx, Check.EpsilonNamesRegex)
+                            .excludesZero(Call, Value, *Enclosing);
+  }
   bool flagged(const ReachResult &R) const {
     return R.State == Reach::Reaches ||
            (Check.StrictMode && R.State == Reach::Unknown);
@@ -362,7 +369,8 @@ void MissingEpsilonCheck::Site::checkDivision(const Expr *Denominator,
     return;
   DenominatorInfo Info = Analysis.denominator(Denominator);
   if (Info.What.empty() || Info.Guarded ||
-      (Info.OperandUnknown && !Check.StrictMode))
+      (Info.OperandUnknown && !Check.StrictMode) ||
+      pathExcludesZero(Denominator))
     return;
   // A square root written as the denominator is reported itself (with
   // autograd its gradient fails first), and its fix-it guards both.
@@ -475,7 +483,7 @@ void MissingEpsilonCheck::Site::checkZeroBoundary(const LibTorchCall &Op,
                                                   StringRef Name,
                                                   op::Boundary Boundary) {
   ReachResult R = Analysis.nearZero(operandOf(Op));
-  if (!flagged(R))
+  if (!flagged(R) || pathExcludesZero(operandOf(Op)))
     return;
   std::optional<Fixes> Fix;
   std::string Message = zeroMessage(Op, Name, Boundary, R, Fix);

@@ -36,6 +36,9 @@ torch::Tensor fix_its(const torch::Tensor &a, const torch::Tensor &b, double p) 
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: acos of a value that nothing keeps inside (-1, 1)
   // CHECK-MESSAGES: :[[@LINE-2]]:35: warning: asin of a value that nothing keeps inside (-1, 1)
   // CHECK-FIXES: {{^}}  auto angle = torch::acos(c.clamp(-1 + 1e-6, 1 - 1e-6)) + c.clamp(-1 + 1e-6, 1 - 1e-6).asin();{{$}}
+  auto sine = torch::sqrt(1 - c * c);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: sqrt of a value that nothing keeps away from 0
+  // CHECK-FIXES: {{^}}  auto sine = torch::sqrt(1 - c * c + 1e-8);{{$}}
   auto u = a / a.norm(2, 1, true) + b.div(torch::linalg::vector_norm(b, 2, 1, true, c10::nullopt));
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: division by a norm that can be 0
   // CHECK-MESSAGES: :[[@LINE-2]]:39: warning: division by a norm that can be 0
@@ -45,7 +48,7 @@ torch::Tensor fix_its(const torch::Tensor &a, const torch::Tensor &b, double p) 
   // CHECK-FIXES: {{^}}  auto z = (a - a.mean()) / (a.std() + 1e-8);{{$}}
   z /= a.relu().sum();
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: division by a sum that can be 0
-  return d + n + r + q + l + m + angle + u + z;
+  return d + n + r + q + l + m + angle + sine + u + z;
 }
 
 // Not flagged with the real overloads: scalar denominators, integer powers,
@@ -56,5 +59,14 @@ torch::Tensor quiet(const torch::Tensor &x, int64_t n, double eps) {
   r = r + x / x.norm(2, 1, true).clamp_min(1e-12) + torch::log_softmax(x, 1);
   r = r + x / torch::max(x.norm(), torch::tensor(eps)) + x.exp().log();
   r = r + F::normalize(x, F::NormalizeFuncOptions().dim(1));
-  return r;
+  // Path conditions with the real item<T>() and TORCH_CHECK.
+  auto v = x.var();
+  TORCH_CHECK(v.item<double>() != 0, "constant input");
+  auto nn = x.norm();
+  if (nn.item<double>() == 0.0) {
+    r = r + x;
+  } else {
+    r = r + x / nn;
+  }
+  return r + x / v.sqrt();
 }

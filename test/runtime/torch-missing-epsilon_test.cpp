@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <functional>
 #include <regex>
 #include <string>
@@ -138,6 +139,149 @@ TEST(MissingEpsilonFix, ClampMarginSurvivesFloat32) {
   auto One = torch::ones({1});
   EXPECT_EQ(One.clamp(-1 + 1e-8, 1 - 1e-8).item<float>(), 1.0f);
   EXPECT_LT(One.clamp(-1 + 1e-6, 1 - 1e-6).item<float>(), 1.0f);
+}
+
+// --- The value-range families (issue 18) -------------------------------------
+//
+// Each family the value-range domain (utils/analysis/ValueRange.h) reports, at
+// its boundary input, next to the guarded twin the check's fix-it writes.
+// These computations are written here, not in the examples: the example pair
+// shows the check's four classic shapes.
+
+bool anyNonFinite(const torch::Tensor &T) { return !allFinite(T); }
+
+/// The gradient of the image: sqrt of the sum of the squared Sobel responses
+/// of a flat image (both responses are exactly 0).
+torch::Tensor gradientMagnitudeGradient(double Eps) {
+  auto Img = torch::ones({1, 1, 5, 5}).requires_grad_();
+  auto Kx = torch::tensor({-1.0f, 0.0f, 1.0f, -2.0f, 0.0f, 2.0f, -1.0f, 0.0f, 1.0f})
+                .view({1, 1, 3, 3});
+  auto Ky = Kx.transpose(2, 3).contiguous();
+  auto Gx = torch::conv2d(Img, Kx);
+  auto Gy = torch::conv2d(Img, Ky);
+  torch::sqrt(Gx * Gx + Gy * Gy + Eps).sum().backward();
+  return Img.grad();
+}
+
+/// sqrt(1 - c * c) of the cosine of two parallel vectors (c == 1).
+torch::Tensor sineOfCosineGradient(double Eps) {
+  auto A = torch::tensor({{1.0f, 0.0f, 0.0f}}).requires_grad_();
+  auto B = torch::tensor({{2.0f, 0.0f, 0.0f}});
+  auto C = torch::cosine_similarity(A, B, 1);
+  torch::sqrt(1 - C * C + Eps).sum().backward();
+  return A.grad();
+}
+
+/// acos of the same cosine, clamped with a margin \p Margin.
+torch::Tensor clampedAngleGradient(double Margin) {
+  auto A = torch::tensor({{1.0f, 0.0f, 0.0f}}).requires_grad_();
+  auto B = torch::tensor({{2.0f, 0.0f, 0.0f}});
+  auto C = torch::cosine_similarity(A, B, 1);
+  torch::acos(C.clamp(-1 + Margin, 1 - Margin)).sum().backward();
+  return A.grad();
+}
+
+/// sqrt of band energies: a matrix product of squared magnitudes with a
+/// filterbank, for silent frames (all zeros).
+torch::Tensor bandEnergyGradient(double Eps) {
+  auto Spec = torch::zeros({2, 4}).requires_grad_();
+  auto Fbank = torch::full({4, 3}, 0.5f);
+  auto Bands = torch::matmul(Spec.abs().pow(2), Fbank);
+  torch::sqrt(Bands + Eps).sum().backward();
+  return Spec.grad();
+}
+
+/// The local energy of an image, sqrt of a box filter over its squares, on a
+/// black image.
+torch::Tensor localEnergyGradient(double Eps) {
+  auto Img = torch::zeros({1, 1, 4, 4}).requires_grad_();
+  auto Window = torch::full({1, 1, 3, 3}, 1.0f / 9);
+  torch::sqrt(torch::conv2d(Img * Img, Window) + Eps).sum().backward();
+  return Img.grad();
+}
+
+/// A pairwise cosine matrix: dot products over mm of the norms, with a zero
+/// embedding in the batch.
+torch::Tensor productOfNormsGradient(double Eps) {
+  auto A = torch::tensor({{0.0f, 0.0f}, {1.0f, 2.0f}}).requires_grad_();
+  auto B = torch::tensor({{3.0f, 1.0f}, {1.0f, 1.0f}});
+  auto Na = A.norm(2, 1, true);
+  auto Nb = B.norm(2, 1, true);
+  (torch::mm(A, B.t()) / (torch::mm(Na, Nb.t()) + Eps)).sum().backward();
+  return A.grad();
+}
+
+/// A Gaussian negative log-likelihood whose predicted scale is a relu output
+/// (0 for a negative pre-activation): log(scale) is -inf, and the gradient of
+/// the predicted mean, (mu - y) / scale^2, is inf.
+torch::Tensor reluScaleGradient(double Eps) {
+  auto H = torch::tensor({-1.0f, 2.0f});
+  auto Mu = torch::tensor({0.5f, 0.5f}).requires_grad_();
+  auto Y = torch::tensor({0.0f, 0.0f});
+  auto Scale = torch::relu(H);
+  auto Nll = torch::log(Scale + Eps) + (Mu - Y).pow(2) / (2 * (Scale + Eps).pow(2));
+  Nll.sum().backward();
+  return Mu.grad();
+}
+
+struct RangeCase {
+  const char *Name;
+  torch::Tensor (*Gradient)(double);
+  /// The guard the fix-it (or the documented remedy) adds.
+  double Guard;
+};
+void PrintTo(const RangeCase &C, std::ostream *OS) { *OS << C.Name; }
+
+class MissingEpsilonRanges : public ::testing::TestWithParam<RangeCase> {};
+
+TEST_P(MissingEpsilonRanges, UnguardedGradientIsNotFinite) {
+  torch::Tensor Grad = GetParam().Gradient(0.0);
+  ASSERT_TRUE(Grad.defined());
+  EXPECT_TRUE(anyNonFinite(Grad)) << GetParam().Name << " gradient: " << Grad;
+  // The measurement the docs quote: how many entries are NaN, how many inf.
+  RecordProperty("nan", torch::isnan(Grad).sum().item<int64_t>());
+  RecordProperty("inf", torch::isinf(Grad).sum().item<int64_t>());
+  RecordProperty("entries", Grad.numel());
+}
+
+TEST_P(MissingEpsilonRanges, GuardedGradientIsFinite) {
+  torch::Tensor Grad = GetParam().Gradient(GetParam().Guard);
+  ASSERT_TRUE(Grad.defined());
+  EXPECT_TRUE(allFinite(Grad)) << GetParam().Name << " gradient: " << Grad;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Families, MissingEpsilonRanges,
+    ::testing::Values(
+        RangeCase{"gradient_magnitude", gradientMagnitudeGradient, 1e-8},
+        RangeCase{"sine_of_cosine", sineOfCosineGradient, 1e-8},
+        // The margin float32 cannot represent (1 - 1e-8 == 1) against the
+        // fix-it's 1e-6.
+        RangeCase{"clamped_angle", clampedAngleGradient, 1e-6},
+        RangeCase{"band_energy", bandEnergyGradient, 1e-8},
+        RangeCase{"local_energy", localEnergyGradient, 1e-8},
+        RangeCase{"product_of_norms", productOfNormsGradient, 1e-8},
+        RangeCase{"relu_scale", reluScaleGradient, 1e-8}),
+    [](const ::testing::TestParamInfo<RangeCase> &Info) {
+      return std::string(Info.param.Name);
+    });
+
+TEST(MissingEpsilonRanges, ClampMarginOf1e8IsNoMarginInFloat32) {
+  EXPECT_TRUE(anyNonFinite(clampedAngleGradient(1e-8)));
+}
+
+// The decision documented for softplus (and exp): both are > 0 for every
+// input a network produces in practice and count as guards, although float32
+// rounds them to exactly 0 far out in the negative tail, where log is -inf.
+TEST(MissingEpsilonRanges, SoftplusUnderflowsOnlyFarOut) {
+  namespace F = torch::nn::functional;
+  auto Far = torch::tensor({-110.0f});
+  EXPECT_EQ(F::softplus(Far).item<float>(), 0.0f);
+  EXPECT_TRUE(std::isinf(torch::log(F::softplus(Far)).item<float>()));
+  EXPECT_EQ(torch::exp(Far).item<float>(), 0.0f);
+  auto Near = torch::tensor({-80.0f});
+  EXPECT_GT(F::softplus(Near).item<float>(), 0.0f);
+  EXPECT_TRUE(std::isfinite(torch::log(F::softplus(Near)).item<float>()));
 }
 
 } // namespace

@@ -90,24 +90,12 @@ bool isValuePreserving(StringRef Name) {
 bool isDetach(StringRef Name) { return opHas(Name, op::Detach); }
 bool isClamp(StringRef Name) { return opHas(Name, op::Clamp | op::ClampMin); }
 
-ReachResult make(Reach State) {
-  ReachResult R;
-  R.State = State;
-  return R;
+ReachResult make(Reach State, bool NonNegative = false) {
+  return ValueRange::of(State, NonNegative);
 }
 
-/// Both branches of a conditional, or every definition of a variable.
 ReachResult combine(const ReachResult &A, const ReachResult &B) {
-  ReachResult R = A;
-  if (A.State != B.State)
-    R.State = Reach::Unknown;
-  R.Softmax = A.Softmax && B.Softmax;
-  R.NonNegative = A.NonNegative && B.NonNegative;
-  R.Detached = A.Detached && B.Detached;
-  R.FromClamp = A.FromClamp || B.FromClamp;
-  if (!R.Through)
-    R.Through = B.Through;
-  return R;
+  return ValueRange::join(A, B);
 }
 
 bool sameVariable(const Expr *A, const Expr *B) {
@@ -411,205 +399,165 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth || !takeStep())
     return make(Reach::Unknown);
-  if (std::optional<double> V = constantValue(E)) {
-    ReachResult R = make(*V > 0    ? Reach::Guarded
-                         : *V == 0 ? Reach::Reaches
-                                   : Reach::Unknown);
-    R.NonNegative = *V >= 0;
-    return R;
-  }
+  if (std::optional<double> V = constantValue(E))
+    return ValueRange::constant(*V);
   if (isEpsilonName(E, EpsilonNames))
     return make(Reach::Guarded);
   if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
     return combine(zero(CO->getTrueExpr(), Depth + 1),
                    zero(CO->getFalseExpr(), Depth + 1));
-
-  if (std::optional<Arithmetic> A = asArithmetic(E)) {
-    switch (A->Op) {
-    case BO_Add: {
-      if (isPositiveMargin(A->LHS) || isPositiveMargin(A->RHS))
-        return make(Reach::Guarded);
-      ReachResult L = zero(A->LHS, Depth + 1);
-      ReachResult R = zero(A->RHS, Depth + 1);
-      if (L.State == Reach::Guarded || R.State == Reach::Guarded)
-        return make(Reach::Guarded);
-      if (L.State == Reach::Reaches && R.State == Reach::Reaches &&
-          L.NonNegative && R.NonNegative) {
-        ReachResult Sum = make(Reach::Reaches);
-        Sum.NonNegative = true;
-        Sum.Through = L.Through ? L.Through : R.Through;
-        return Sum;
-      }
-      return make(Reach::Unknown);
-    }
-    case BO_Sub: {
-      // 1 - p reaches 0 when p saturates at 1 (sigmoid, softmax, cosine).
-      std::optional<double> Minuend = constantValue(A->LHS);
-      if (Minuend && *Minuend == 1.0 && reachesOne(A->RHS, Depth + 1))
-        return make(Reach::Reaches);
-      return make(Reach::Unknown);
-    }
-    case BO_Mul: {
-      if (sameVariable(A->LHS, A->RHS))
-        return magnitude(A->LHS, Depth + 1);
-      ReachResult L = zero(A->LHS, Depth + 1);
-      ReachResult R = zero(A->RHS, Depth + 1);
-      if (L.State == Reach::Reaches || R.State == Reach::Reaches) {
-        ReachResult P = L.State == Reach::Reaches ? L : R;
-        P.NonNegative = L.NonNegative && R.NonNegative;
-        P.Softmax = false;
-        return P;
-      }
-      if (L.State == Reach::Guarded && R.State == Reach::Guarded)
-        return make(Reach::Guarded);
-      return make(Reach::Unknown);
-    }
-    case BO_Div: {
-      ReachResult L = zero(A->LHS, Depth + 1);
-      if (L.State == Reach::Reaches) {
-        L.Softmax = false;
-        return L;
-      }
-      if (L.State == Reach::Guarded) {
-        std::optional<double> D = constantValue(A->RHS);
-        // A positive value over a positive constant, a scalar (2 sigma^2) or
-        // a guarded tensor.
-        if ((D && *D > 0) || !isTensorTyped(stripImplicit(A->RHS)) ||
-            zero(A->RHS, Depth + 1).State == Reach::Guarded)
-          return make(Reach::Guarded);
-      }
-      return make(Reach::Unknown);
-    }
-    default:
-      return make(Reach::Unknown);
-    }
-  }
-
+  if (std::optional<Arithmetic> A = asArithmetic(E))
+    return zeroArithmetic(A->Op, A->LHS, A->RHS, Depth);
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E))
     if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
       return zero(OC->getArg(0), Depth + 1);
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E))
+    return zeroOperation(*C, Depth);
+  return zeroVariable(E, Depth);
+}
 
-  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
-    StringRef Name = C->Name;
-    const Expr *X = operandOf(*C);
-    if (C->is(op::Positive))
+ReachResult BoundaryAnalysis::zeroArithmetic(BinaryOperatorKind Op,
+                                             const Expr *LHS, const Expr *RHS,
+                                             unsigned Depth) {
+  switch (Op) {
+  case BO_Add:
+    if (isPositiveMargin(LHS) || isPositiveMargin(RHS))
       return make(Reach::Guarded);
-    if (isClamp(Name)) {
-      const Expr *Min = argumentAfterOperand(*C, 0);
-      if (!Min || isEmptyOptional(Min))
-        return make(Reach::Unknown);
-      std::optional<double> V = constantValue(Min);
-      if (V && *V <= 0) {
-        ReachResult R = make(Reach::Reaches);
-        R.NonNegative = *V == 0;
-        return R;
-      }
-      return make(Reach::Guarded); // A positive or epsilon-like lower bound.
-    }
-    if (C->is(op::Max)) {
-      const Expr *Other = argumentAfterOperand(*C, 0);
-      if (!Other || !isTensorTyped(stripImplicit(Other)))
-        return make(Reach::Unknown); // A reduction, not an elementwise max.
-      ReachResult L = zero(X, Depth + 1);
-      ReachResult R = zero(Other, Depth + 1);
-      if (L.State == Reach::Guarded || R.State == Reach::Guarded ||
-          mentionsEpsilon(Other))
-        return make(Reach::Guarded);
-      if (L.State == Reach::Reaches && R.State == Reach::Reaches)
-        return make(Reach::Reaches);
+    return ValueRange::add(zero(LHS, Depth + 1), zero(RHS, Depth + 1));
+  case BO_Sub: {
+    // 1 - p reaches 0 when p saturates at 1 (sigmoid, softmax, c * c of a
+    // cosine).
+    std::optional<double> Minuend = constantValue(LHS);
+    if (!Minuend || *Minuend != 1.0)
       return make(Reach::Unknown);
+    if (reachesOne(RHS, Depth + 1))
+      return make(Reach::Reaches);
+    return ValueRange::oneMinus(zero(RHS, Depth + 1));
+  }
+  case BO_Mul:
+    if (sameVariable(LHS, RHS))
+      return magnitude(LHS, Depth + 1);
+    return ValueRange::multiply(zero(LHS, Depth + 1), zero(RHS, Depth + 1));
+  case BO_Div: {
+    ReachResult L = zero(LHS, Depth + 1);
+    if (L.State == Reach::Reaches) {
+      L.Softmax = false;
+      L.ReachesOne = false;
+      return L;
     }
-    if (C->is(op::Relu)) {
-      // Every negative input gives exactly 0.
-      ReachResult Base = zero(X, Depth + 1);
-      if (Base.State == Reach::Guarded)
-        return Base;
-      ReachResult R = make(Reach::Reaches);
-      R.NonNegative = true;
-      R.Detached = Base.Detached;
-      return R;
-    }
-    if (C->is(op::Magnitude))
-      return magnitude(X, Depth + 1);
-    if (C->is(op::Pow)) {
-      std::optional<double> Base = constantValue(X);
-      if (Base && *Base > 0)
-        return make(Reach::Guarded); // 2^t
-      std::optional<double> Exp = constantValue(argumentAfterOperand(*C, 0));
-      if (!Exp || *Exp < 0) {
-        // |x|^p is still a magnitude.
-        ReachResult R = make(Reach::Unknown);
-        R.NonNegative = zero(X, Depth + 1).NonNegative;
-        return R;
-      }
-      if (*Exp == 0)
+    if (L.State == Reach::Guarded) {
+      std::optional<double> D = constantValue(RHS);
+      // A positive value over a positive constant, a scalar (2 sigma^2) or
+      // a guarded tensor.
+      if ((D && *D > 0) || !isTensorTyped(stripImplicit(RHS)) ||
+          zero(RHS, Depth + 1).State == Reach::Guarded)
         return make(Reach::Guarded);
-      bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
-      if (Even)
-        return magnitude(X, Depth + 1);
-      ReachResult R = zero(X, Depth + 1);
-      R.Softmax = false;
-      if (std::floor(*Exp) != *Exp)
-        R.NonNegative = true;
-      return R;
     }
-    if (C->is(op::Sqrt)) {
-      ReachResult R = zero(X, Depth + 1);
-      R.Softmax = false;
-      R.NonNegative = true;
-      return R;
-    }
-    if (C->is(op::Norm | op::DistanceLoss | op::Spread)) {
-      ReachResult R = make(Reach::Reaches);
-      R.NonNegative = true;
-      return R;
-    }
-    if (C->is(op::SumLike)) {
-      // A sum of magnitudes (squares, abs) is a norm: 0 at 0. A sum of
-      // values nothing is known about says nothing.
-      ReachResult R = zero(X, Depth + 1);
-      if (R.State == Reach::Guarded)
-        return R;
-      if (R.State == Reach::Reaches || R.NonNegative)
-        R.State = Reach::Reaches;
-      R.Softmax = false;
-      return R;
-    }
-    if (C->is(op::Probability)) {
-      ReachResult R = make(Reach::Reaches);
-      R.Softmax = true;
-      R.NonNegative = true;
-      return R;
-    }
-    if (isDetach(Name)) {
-      ReachResult R = zero(X, Depth + 1);
-      R.Detached = true;
-      return R;
-    }
-    if (C->is(op::MaskedFill)) {
-      std::optional<double> Fill = constantValue(argumentAfterOperand(*C, 1));
-      ReachResult R = zero(X, Depth + 1);
-      if (Fill && *Fill == 0) {
-        R.State = Reach::Reaches;
-        return R;
-      }
-      if (Fill && *Fill > 0 && R.State == Reach::Guarded)
-        return R;
-      return make(Reach::Unknown);
-    }
-    if (C->is(op::Product)) {
-      // Sums of products of positive values are positive.
-      const Expr *Other = argumentAfterOperand(*C, 0);
-      if (Other && zero(X, Depth + 1).State == Reach::Guarded &&
-          zero(Other, Depth + 1).State == Reach::Guarded)
-        return make(Reach::Guarded);
-      return make(Reach::Unknown);
-    }
-    if (isValuePreserving(Name))
-      return zero(X, Depth + 1);
     return make(Reach::Unknown);
   }
+  default:
+    return make(Reach::Unknown);
+  }
+}
 
+ReachResult BoundaryAnalysis::zeroOperation(const LibTorchCall &C,
+                                            unsigned Depth) {
+  StringRef Name = C.Name;
+  const Expr *X = operandOf(C);
+  if (C.is(op::Positive))
+    return make(Reach::Guarded);
+  if (isClamp(Name)) {
+    const Expr *Min = argumentAfterOperand(C, 0);
+    if (!Min || isEmptyOptional(Min))
+      return make(Reach::Unknown);
+    std::optional<double> V = constantValue(Min);
+    if (V && *V == 0)
+      return ValueRange::relu(zero(X, Depth + 1));
+    if (V && *V < 0)
+      return make(Reach::Reaches);
+    return make(Reach::Guarded); // A positive or epsilon-like lower bound.
+  }
+  if (C.is(op::Max)) {
+    const Expr *Other = argumentAfterOperand(C, 0);
+    if (!Other || !isTensorTyped(stripImplicit(Other)))
+      return make(Reach::Unknown); // A reduction, not an elementwise max.
+    ReachResult L = zero(X, Depth + 1);
+    ReachResult R = zero(Other, Depth + 1);
+    if (L.State == Reach::Guarded || R.State == Reach::Guarded ||
+        mentionsEpsilon(Other))
+      return make(Reach::Guarded);
+    if (L.State == Reach::Reaches && R.State == Reach::Reaches)
+      return make(Reach::Reaches);
+    return make(Reach::Unknown);
+  }
+  if (C.is(op::Relu))
+    return ValueRange::relu(zero(X, Depth + 1));
+  if (C.is(op::Magnitude))
+    return magnitude(X, Depth + 1);
+  if (C.is(op::Pow))
+    return zeroPow(C, Depth);
+  if (C.is(op::Sqrt))
+    return ValueRange::root(zero(X, Depth + 1));
+  if (C.is(op::Norm | op::DistanceLoss | op::Spread))
+    return make(Reach::Reaches, /*NonNegative=*/true);
+  if (C.is(op::SumLike))
+    return ValueRange::reduce(zero(X, Depth + 1));
+  if (C.is(op::Probability)) {
+    ReachResult R = make(Reach::Reaches, /*NonNegative=*/true);
+    R.Softmax = true;
+    return R;
+  }
+  if (isDetach(Name)) {
+    ReachResult R = zero(X, Depth + 1);
+    R.Detached = true;
+    return R;
+  }
+  if (C.is(op::MaskedFill)) {
+    std::optional<double> Fill = constantValue(argumentAfterOperand(C, 1));
+    ReachResult R = zero(X, Depth + 1);
+    if (Fill && *Fill == 0) {
+      R.State = Reach::Reaches;
+      return R;
+    }
+    if (Fill && *Fill > 0 && R.State == Reach::Guarded)
+      return R;
+    return make(Reach::Unknown);
+  }
+  if (C.is(op::Product)) {
+    const Expr *Other = argumentAfterOperand(C, 0);
+    if (!Other)
+      return make(Reach::Unknown);
+    return ValueRange::product(zero(X, Depth + 1), zero(Other, Depth + 1));
+  }
+  if (isValuePreserving(Name))
+    return zero(X, Depth + 1);
+  return make(Reach::Unknown);
+}
+
+ReachResult BoundaryAnalysis::zeroPow(const LibTorchCall &C, unsigned Depth) {
+  const Expr *X = operandOf(C);
+  std::optional<double> Base = constantValue(X);
+  if (Base && *Base > 0)
+    return make(Reach::Guarded); // 2^t
+  std::optional<double> Exp = constantValue(argumentAfterOperand(C, 0));
+  if (!Exp || *Exp < 0) {
+    // |x|^p is still a magnitude.
+    return make(Reach::Unknown, zero(X, Depth + 1).NonNegative);
+  }
+  if (*Exp == 0)
+    return make(Reach::Guarded);
+  bool Even = std::floor(*Exp) == *Exp && std::fmod(*Exp, 2.0) == 0;
+  if (Even)
+    return magnitude(X, Depth + 1);
+  ReachResult R = zero(X, Depth + 1);
+  if (std::floor(*Exp) != *Exp)
+    return ValueRange::root(R);
+  R.Softmax = false;
+  R.ReachesOne = false;
+  return R;
+}
+
+ReachResult BoundaryAnalysis::zeroVariable(const Expr *E, unsigned Depth) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
       // Inside an update of VD from itself (g = g / g.sum()): VD holds what
@@ -648,7 +596,6 @@ ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
   ReachResult Base = zero(X, Depth);
   if (Base.State == Reach::Guarded)
     return Base;
-  // |x| and x^2 reach 0 where x does; a difference a - b does when a == b.
   bool Difference = false;
   const Expr *Written = stripImplicit(X);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(Written))
@@ -658,24 +605,28 @@ ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
   if (std::optional<Arithmetic> A = asArithmetic(Written))
     Difference =
         A->Op == BO_Sub && !constantValue(A->LHS) && !constantValue(A->RHS);
-  ReachResult R =
-      make(Base.State == Reach::Reaches || Difference ? Reach::Reaches
-                                                      : Reach::Unknown);
-  R.NonNegative = true;
-  R.Detached = Base.Detached;
-  R.Through = Base.Through;
-  return R;
+  return ValueRange::magnitudeOf(Base, Difference, reachesUnit(X, Depth + 1));
 }
 
 bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth || !takeStep())
     return false;
+  if (std::optional<Arithmetic> A = asArithmetic(E))
+    return A->Op == BO_Mul && sameVariable(A->LHS, A->RHS) &&
+           reachesUnit(A->LHS, Depth + 1);
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     if (C->is(op::SaturatesAtOne))
       return true;
     if (isValuePreserving(C->Name) || isDetach(C->Name))
       return reachesOne(operandOf(*C), Depth + 1);
+    // |c| and c^2 of a cosine reach 1 at parallel vectors.
+    if (C->is(op::Magnitude))
+      return reachesUnit(operandOf(*C), Depth + 1);
+    if (C->is(op::Pow)) {
+      std::optional<double> Exp = constantValue(argumentAfterOperand(*C, 0));
+      return Exp && *Exp == 2 && reachesUnit(operandOf(*C), Depth + 1);
+    }
     return false;
   }
   const VarDecl *Through = nullptr;
@@ -740,7 +691,8 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
       if (!Lo || !Hi || isEmptyOptional(Lo) || isEmptyOptional(Hi))
         return make(Reach::Unknown);
       std::optional<double> L = constantValue(Lo), H = constantValue(Hi);
-      if ((L && std::abs(*L) >= 1) || (H && std::abs(*H) >= 1)) {
+      // clamp(-1 + 1e-8, 1 - 1e-8) is clamp(-1, 1) in float32.
+      if ((L && clampBoundReachesOne(*L)) || (H && clampBoundReachesOne(*H))) {
         ReachResult R = make(Reach::Reaches);
         R.FromClamp = true;
         return R;
@@ -785,6 +737,18 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
   return *R;
 }
 
+/// A product of two denominators that can be 0.
+static DenominatorInfo productOf(const DenominatorInfo &L,
+                                 const DenominatorInfo &R) {
+  DenominatorInfo P;
+  P.What = "a product of norms or reductions";
+  P.Guarded = L.Guarded && R.Guarded;
+  P.NonNegative = L.NonNegative && R.NonNegative;
+  P.Through = L.Through ? L.Through : R.Through;
+  P.OperandUnknown = L.OperandUnknown || R.OperandUnknown;
+  return P;
+}
+
 DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   DenominatorInfo None;
@@ -800,15 +764,8 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       std::optional<double> V = constantValue(Side);
       return (V && *V > 0) || !isTensorTyped(stripImplicit(Side));
     };
-    if (!L.What.empty() && !R.What.empty()) {
-      DenominatorInfo P;
-      P.What = "a product of norms or reductions";
-      P.Guarded = L.Guarded && R.Guarded;
-      P.NonNegative = L.NonNegative && R.NonNegative;
-      P.Through = L.Through ? L.Through : R.Through;
-      P.OperandUnknown = L.OperandUnknown || R.OperandUnknown;
-      return P;
-    }
+    if (!L.What.empty() && !R.What.empty())
+      return productOf(L, R);
     if (!L.What.empty() && IsScale(A->RHS))
       return L;
     if (!R.What.empty() && IsScale(A->LHS))
@@ -854,6 +811,15 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       D.NonNegative = true;
       return D;
     }
+    // mm(na, nb.t()), outer(na, nb): the products of norms of a pairwise
+    // cosine matrix.
+    if (C->is(op::Product))
+      if (const Expr *Other = argumentAfterOperand(*C, 0)) {
+        DenominatorInfo L = denom(X, Depth + 1);
+        DenominatorInfo R = denom(Other, Depth + 1);
+        if (!L.What.empty() && !R.What.empty())
+          return productOf(L, R);
+      }
     if (isValuePreserving(Name) || isDetach(Name))
       return denom(X, Depth + 1);
     return None;

@@ -1,6 +1,7 @@
 //===--- BoundaryGuard.h - is a value kept away from a boundary? ----------===//
 //
-// The analysis behind torch-missing-epsilon: given the argument of an
+// The analysis behind torch-missing-epsilon: it computes the abstract value
+// (ValueRange.h) of an expression. Given the argument of an
 // operation that is singular at a boundary (sqrt, log, a negative power at 0;
 // acos, asin at -1 and 1), decide from the expression as written, and through
 // local variables from their single definition, whether
@@ -20,6 +21,7 @@
 #ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_BOUNDARYGUARD_H
 #define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_BOUNDARYGUARD_H
 
+#include "utils/analysis/ValueRange.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -30,32 +32,6 @@
 #include <optional>
 
 namespace clang::tidy::torch {
-
-/// How close a value can come to a boundary.
-enum class Reach {
-  /// Something visibly keeps it away (eps, clamp, exp, ...).
-  Guarded,
-  /// Its form lets it reach the boundary (norm, reduction, square, ...).
-  Reaches,
-  /// Nothing is visible about it (parameter, member, user function).
-  Unknown,
-};
-
-struct ReachResult {
-  Reach State = Reach::Unknown;
-  /// The first local variable whose definition was followed.
-  const VarDecl *Through = nullptr;
-  /// The value is (a view of) a softmax output.
-  bool Softmax = false;
-  /// The value is detached from the autograd graph, so only the value (not
-  /// the gradient) of an operation on it matters.
-  bool Detached = false;
-  /// The value is >= 0 by its form (norm, square, abs, sqrt, ...): adding an
-  /// epsilon is the unambiguous fix.
-  bool NonNegative = false;
-  /// It reaches the boundary because it is clamped onto it (clamp(-1, 1)).
-  bool FromClamp = false;
-};
 
 /// What a denominator is, when it is one of the forms that can be 0: a norm,
 /// a reduction (sum, mean, std, var), a square root, or a product of those.
@@ -100,6 +76,18 @@ public:
 
 private:
   ReachResult zero(const Expr *E, unsigned Depth);
+  /// zero() of `a + b`, `a - b`, `a * b`, `a / b` in any spelling.
+  ReachResult zeroArithmetic(BinaryOperatorKind Op, const Expr *LHS,
+                             const Expr *RHS, unsigned Depth);
+  /// zero() of a LibTorch operation.
+  ReachResult zeroOperation(const LibTorchCall &C, unsigned Depth);
+  ReachResult zeroPow(const LibTorchCall &C, unsigned Depth);
+  /// zero() of a local variable: the join of its definitions.
+  ReachResult zeroVariable(const Expr *E, unsigned Depth);
+  /// Does \p E reach -1 or 1 (a cosine, sin, tanh)?
+  bool reachesUnit(const Expr *E, unsigned Depth) {
+    return unit(E, Depth).State == Reach::Reaches;
+  }
   ReachResult unit(const Expr *E, unsigned Depth);
   DenominatorInfo denom(const Expr *E, unsigned Depth);
   /// |X| or X^2: reaches 0 where X does, or where X is a difference.

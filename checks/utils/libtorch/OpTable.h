@@ -87,7 +87,8 @@ enum Role : std::uint64_t {
   Softmax = 1ull << 26,
   /// masked_fill(mask, value): the fill value appears in the result.
   MaskedFill = 1ull << 27,
-  /// A sum of products (mm, matmul, dot, ...): positive for positive factors.
+  /// A sum of products (mm, matmul, dot, conv2d, ...): positive for positive
+  /// factors, 0 over a zero patch of squared magnitudes.
   Product = 1ull << 28,
   /// Can saturate at 1 (sigmoid, softmax, cosine similarity).
   SaturatesAtOne = 1ull << 29,

@@ -49,6 +49,7 @@ public:
   Scalar(double) {}
   Scalar(int) {}
   Scalar(int64_t) {}
+  double toDouble() const { return 0.0; }
 };
 
 struct GradMode {
@@ -192,6 +193,10 @@ public:
   Tensor sub(const Tensor &, Scalar alpha = 1) const { return *this; }
   Tensor matmul(const Tensor &) const { return *this; }
   Tensor t() const { return *this; }
+  // torch-missing-epsilon: products and the tests of path guards.
+  Tensor mm(const Tensor &) const { return *this; }
+  Tensor any() const { return *this; }
+  Tensor all() const { return *this; }
 
   // In place.
   Tensor &add_(const Tensor &, Scalar alpha = 1) { return *this; }
@@ -221,6 +226,8 @@ Tensor operator*(Scalar, const Tensor &);
 Tensor operator/(const Tensor &, const Tensor &);
 Tensor operator/(const Tensor &, Scalar);
 Tensor operator/(Scalar, const Tensor &);
+Tensor operator==(const Tensor &, Scalar);
+Tensor operator>(const Tensor &, Scalar);
 
 // Factories and free functions (torch:: re-exports these via `using namespace at`).
 Tensor zeros(std::vector<int64_t>, TensorOptions = {});
@@ -267,6 +274,9 @@ Tensor pow(Scalar, const Tensor &);
 Tensor std(const Tensor &);
 Tensor var(const Tensor &);
 Tensor dot(const Tensor &, const Tensor &);
+Tensor mm(const Tensor &, const Tensor &);
+Tensor outer(const Tensor &, const Tensor &);
+Tensor conv2d(const Tensor &input, const Tensor &weight);
 } // namespace at
 
 namespace torch {

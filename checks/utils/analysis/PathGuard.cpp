@@ -1,0 +1,276 @@
+//===--- PathGuard.cpp - does a test on the path exclude a boundary? ------===//
+
+#include "utils/analysis/PathGuard.h"
+#include "utils/ast/ASTUtils.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/FoldingSet.h"
+
+namespace clang::tidy::torch {
+
+namespace {
+
+using Test = PathGuards::Test;
+
+constexpr unsigned MaxDepth = 8;
+
+Test negate(Test T) {
+  switch (T) {
+  case Test::AwayFromZero:
+    return Test::NearZero;
+  case Test::NearZero:
+    return Test::AwayFromZero;
+  default:
+    return Test::None;
+  }
+}
+
+/// The name and object of a member call, also a still-dependent one.
+StringRef methodName(const CallExpr &Call) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&Call))
+    if (const CXXMethodDecl *M = MC->getMethodDecl())
+      return M->getIdentifier() ? M->getName() : "";
+  if (callObject(Call))
+    return dependentCalleeName(Call);
+  return "";
+}
+
+/// The callee name of a free function call (`torch::any`, `__builtin_expect`).
+StringRef freeName(const CallExpr &Call) {
+  if (const FunctionDecl *FD = Call.getDirectCallee())
+    return FD->getIdentifier() ? FD->getName() : "";
+  return dependentCalleeName(Call);
+}
+
+/// Reads of a value that keep what a test on them says about it: `item()`,
+/// `item<T>()`, Scalar's `toDouble()`, and the like.
+bool isRead(StringRef Name) {
+  return Name == "item" || Name == "toDouble" || Name == "toFloat" ||
+         Name == "toLong" || Name == "toInt" || Name == "toBool";
+}
+
+/// A statement after which control never reaches the next statement.
+bool exits(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt, ContinueStmt, BreakStmt>(S))
+    return true;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+      E = EWC->getSubExpr()->IgnoreParenImpCasts();
+    if (isa<CXXThrowExpr>(E))
+      return true;
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      if (const FunctionDecl *FD = Call->getDirectCallee())
+        return FD->isNoReturn();
+    return false;
+  }
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    return llvm::any_of(CS->body(), [](const Stmt *B) { return exits(B); });
+  return false;
+}
+
+} // namespace
+
+bool PathGuards::sameValue(const Expr *A, const Expr *B) const {
+  A = stripImplicit(A);
+  B = stripImplicit(B);
+  if (!A || !B)
+    return false;
+  const auto *DA = dyn_cast<DeclRefExpr>(A);
+  const auto *DB = dyn_cast<DeclRefExpr>(B);
+  if (DA || DB)
+    return DA && DB && DA->getDecl() == DB->getDecl();
+  llvm::FoldingSetNodeID IA, IB;
+  A->Profile(IA, Ctx, /*Canonical=*/true);
+  B->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+bool PathGuards::testsValue(const Expr *T, const Expr *Value,
+                            unsigned Depth) const {
+  T = stripImplicit(T);
+  if (!T || Depth > MaxDepth)
+    return false;
+  if (sameValue(T, Value))
+    return true;
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(T))
+    return testsValue(Cast->getSubExpr(), Value, Depth + 1);
+  if (const auto *Call = dyn_cast<CallExpr>(T)) {
+    // n.item<double>(), n.abs().min().item<float>(), n.item().toDouble():
+    // |n| >= eps everywhere when its minimum is.
+    StringRef Name = methodName(*Call);
+    if (isRead(Name) || Name == "abs" || (Name == "min" && !Call->getNumArgs()))
+      return testsValue(callObject(*Call), Value, Depth + 1);
+    return false;
+  }
+  // A local scalar read out of the tensor: double nv = n.item<double>();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(T))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (VD->hasLocalStorage() && !VD->getType()->isReferenceType() &&
+          VD->getType()->isArithmeticType() && VD->getInit())
+        return testsValue(VD->getInit(), Value, Depth + 1);
+  return false;
+}
+
+bool PathGuards::isSmallPositive(const Expr *E) const {
+  E = stripImplicit(E);
+  if (!E || E->isValueDependent())
+    return false;
+  Expr::EvalResult R;
+  if (E->getType()->isArithmeticType() && E->EvaluateAsRValue(R, Ctx)) {
+    if (R.Val.isFloat())
+      return !R.Val.getFloat().isNegative() && R.Val.getFloat().isNonZero() &&
+             !R.Val.getFloat().isNaN();
+    if (R.Val.isInt())
+      return R.Val.getInt().isStrictlyPositive();
+    return false;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return EpsilonNames.match(identifierOf(DRE->getDecl()->getDeclName()));
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return EpsilonNames.match(identifierOf(ME->getMemberDecl()->getDeclName()));
+  return false;
+}
+
+Test PathGuards::compare(BinaryOperatorKind Op, const Expr *L, const Expr *R,
+                         const Expr *Value) const {
+  // Put the tested value on the left: 0 < n is n > 0.
+  if (!testsValue(L, Value, 0)) {
+    if (!testsValue(R, Value, 0))
+      return Test::None;
+    std::swap(L, R);
+    switch (Op) {
+    case BO_LT: Op = BO_GT; break;
+    case BO_GT: Op = BO_LT; break;
+    case BO_LE: Op = BO_GE; break;
+    case BO_GE: Op = BO_LE; break;
+    default: break;
+    }
+  }
+  Expr::EvalResult Eval;
+  const Expr *K = stripImplicit(R);
+  bool Zero = K && !K->isValueDependent() && K->getType()->isArithmeticType() &&
+              K->EvaluateAsRValue(Eval, Ctx) &&
+              ((Eval.Val.isFloat() && Eval.Val.getFloat().isZero()) ||
+               (Eval.Val.isInt() && Eval.Val.getInt().isZero()));
+  bool Positive = isSmallPositive(K);
+  switch (Op) {
+  case BO_EQ:
+    return Zero ? Test::NearZero : Test::None;
+  case BO_NE:
+    return Zero ? Test::AwayFromZero : Test::None;
+  case BO_GT: // n > 0, n > eps
+    return Zero || Positive ? Test::AwayFromZero : Test::None;
+  case BO_GE: // n >= eps
+    return Positive ? Test::AwayFromZero : Test::None;
+  case BO_LT: // n < eps
+    return Positive ? Test::NearZero : Test::None;
+  case BO_LE: // n <= 0, n <= eps
+    return Zero || Positive ? Test::NearZero : Test::None;
+  default:
+    return Test::None;
+  }
+}
+
+Test PathGuards::classify(const Expr *Cond, const Expr *Value) const {
+  Cond = stripImplicit(Cond);
+  if (!Cond)
+    return Test::None;
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Cond)) // static_cast<bool>
+    return classify(Cast->getSubExpr(), Value);
+  if (const auto *UO = dyn_cast<UnaryOperator>(Cond))
+    return UO->getOpcode() == UO_LNot ? negate(classify(UO->getSubExpr(), Value))
+                                      : Test::None;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond)) {
+    Test L = classify(BO->getLHS(), Value), R = classify(BO->getRHS(), Value);
+    if (BO->getOpcode() == BO_LAnd) // true: both hold
+      return L == Test::AwayFromZero || R == Test::AwayFromZero
+                 ? Test::AwayFromZero
+                 : Test::None;
+    if (BO->getOpcode() == BO_LOr) // false: neither holds
+      return L == Test::NearZero || R == Test::NearZero ? Test::NearZero
+                                                        : Test::None;
+    if (BO->isComparisonOp())
+      return compare(BO->getOpcode(), BO->getLHS(), BO->getRHS(), Value);
+    return Test::None;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Cond)) {
+    if (OC->getNumArgs() == 2 && OC->isInfixBinaryOp()) {
+      BinaryOperatorKind Op =
+          BinaryOperator::getOverloadedOpcode(OC->getOperator());
+      if (BinaryOperator::isComparisonOp(Op))
+        return compare(Op, OC->getArg(0), OC->getArg(1), Value);
+    }
+    if (OC->getOperator() == OO_Exclaim && OC->getNumArgs() == 1)
+      return negate(classify(OC->getArg(0), Value));
+    return Test::None;
+  }
+  const auto *Call = dyn_cast<CallExpr>(Cond);
+  if (!Call)
+    return Test::None;
+  StringRef Method = methodName(*Call);
+  if (isRead(Method)) // (n == 0).any().item<bool>()
+    return classify(callObject(*Call), Value);
+  // any(n == 0) holds near 0; all(n > 0) only away from it.
+  const Expr *Of = nullptr;
+  StringRef Name = Method;
+  if (!Method.empty())
+    Of = callObject(*Call);
+  else if (Call->getNumArgs() >= 1) {
+    Name = freeName(*Call);
+    Of = Call->getArg(0);
+  }
+  if (Name == "__builtin_expect") // TORCH_CHECK's C10_UNLIKELY
+    return classify(Of, Value);
+  Test Inner = Of ? classify(Of, Value) : Test::None;
+  if (Name == "any" && Inner == Test::NearZero)
+    return Inner;
+  if (Name == "all" && Inner == Test::AwayFromZero)
+    return Inner;
+  return Test::None;
+}
+
+bool PathGuards::exitsBefore(const Stmt &Parent, const Stmt &Child,
+                             const Expr *Value) {
+  const auto *Block = dyn_cast<CompoundStmt>(&Parent);
+  if (!Block)
+    return false;
+  for (const Stmt *S : Block->body()) {
+    if (S == &Child)
+      return false;
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (If && !If->getConditionVariable() && exits(If->getThen()) &&
+        classify(If->getCond(), Value) == Test::NearZero)
+      return true;
+  }
+  return false;
+}
+
+bool PathGuards::excludesZero(const Stmt &Use, const Expr *Value,
+                              const FunctionDecl &Fn) {
+  if (!Value)
+    return false;
+  bool Excluded = false;
+  Parents.walkUp(Use, Fn, /*CrossLambdas=*/false, [&](const auto &Step) {
+    if (!Step.Parent || !Step.Child)
+      return false;
+    const Stmt &P = *Step.Parent;
+    if (const auto *If = dyn_cast<IfStmt>(&P)) {
+      Test T = classify(If->getCond(), Value);
+      Excluded = (Step.Child == If->getThen() && T == Test::AwayFromZero) ||
+                 (Step.Child == If->getElse() && T == Test::NearZero);
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(&P)) {
+      Test T = classify(CO->getCond(), Value);
+      Excluded = (Step.Child == CO->getTrueExpr() && T == Test::AwayFromZero) ||
+                 (Step.Child == CO->getFalseExpr() && T == Test::NearZero);
+    } else {
+      Excluded = exitsBefore(P, *Step.Child, Value);
+    }
+    return !Excluded;
+  });
+  return Excluded;
+}
+
+} // namespace clang::tidy::torch
