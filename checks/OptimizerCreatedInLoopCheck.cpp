@@ -56,7 +56,8 @@ const CXXRecordDecl *madeOptimizer(const CallExpr &Call) {
 llvm::SmallVector<const Expr *, 2> dependentInitArgs(const Expr *Init) {
   llvm::SmallVector<const Expr *, 2> Args;
   if (const auto *PL = dyn_cast_or_null<ParenListExpr>(Init))
-    Args.append(PL->exprs().begin(), PL->exprs().end());
+    for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+      Args.push_back(PL->getExpr(I));
   else if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init))
     Args.append(IL->inits().begin(), IL->inits().end());
   return Args;
@@ -149,8 +150,8 @@ public:
     } else if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E)) {
       visit(SIL->getSubExpr(), Depth);
     } else if (const auto *PL = dyn_cast<ParenListExpr>(E)) {
-      for (const Expr *Sub : PL->exprs())
-        visit(Sub, Depth);
+      for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+        visit(PL->getExpr(I), Depth);
     }
   }
 

@@ -12,10 +12,10 @@ using Batches = std::vector<std::pair<torch::Tensor, torch::Tensor>>;
 // --- Positives
 
 void adam_per_epoch(Net &model, const Batches &data) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:26: note: its parameters come from 'model', which outlives the loop
   for (int epoch = 0; epoch < 10; ++epoch) {
     torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop [torch-optimizer-created-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-4]]:26: note: its parameters come from 'model', which outlives the loop
     for (const auto &batch : data) {
       opt.zero_grad();
       model->forward(batch.first).sum().backward();
@@ -27,11 +27,11 @@ void adam_per_epoch(Net &model, const Batches &data) {
 void per_batch_local_model() {
   Net model;
   std::vector<torch::Tensor> params = model->parameters();
-  // CHECK-MESSAGES: :[[@LINE-1]]:30: note: its parameters come from 'params'
   for (int step = 0; step < 100; ++step) {
     auto params_here = params;
     torch::optim::RMSprop opt(params_here);
     // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:30: note: its parameters come from 'params'
     opt.zero_grad();
     model->forward(torch::ones({1})).sum().backward();
     opt.step();
@@ -40,11 +40,11 @@ void per_batch_local_model() {
 
 // SGD with momentum keeps a buffer.
 void sgd_momentum(Net &model, const Batches &data) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:24: note: its parameters come from 'model'
   for (const auto &batch : data) {
     torch::optim::SGD opt(model->parameters(),
                           torch::optim::SGDOptions(0.1).momentum(0.9));
     // CHECK-MESSAGES: :[[@LINE-2]]:23: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:24: note: its parameters come from 'model'
     opt.zero_grad();
     model->forward(batch.first).sum().backward();
     opt.step();
@@ -54,11 +54,11 @@ void sgd_momentum(Net &model, const Batches &data) {
 // make_unique, make_shared and new count as constructions; so does an
 // unconditional store into a variable declared before the loop.
 void through_pointers(Net &model, const Batches &data) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:28: note: its parameters come from 'model'
   std::unique_ptr<torch::optim::Optimizer> opt;
   for (const auto &batch : data) {
     opt = std::make_unique<torch::optim::Adam>(model->parameters());
     // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:28: note: its parameters come from 'model'
     opt->zero_grad();
     model->forward(batch.first).sum().backward();
     opt->step();
@@ -67,7 +67,7 @@ void through_pointers(Net &model, const Batches &data) {
     auto shared = std::make_shared<torch::optim::Adam>(model->parameters());
     // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: optimizer constructed inside the training loop
     std::unique_ptr<torch::optim::Adam> raw(new torch::optim::Adam(model->parameters()));
-    // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: optimizer constructed inside the training loop
+    // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: optimizer constructed inside the training loop
     model->forward(batch.first).sum().backward();
     shared->step();
     raw->step();
@@ -77,11 +77,11 @@ void through_pointers(Net &model, const Batches &data) {
 // A member model: the trainer's loop rebuilds its optimizer.
 struct Trainer {
   Net model;
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: its parameters come from 'model'
   void fit(const Batches &data) {
     for (const auto &batch : data) {
       torch::optim::Adam(model->parameters()).step();
       // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:7: note: its parameters come from 'model'
     }
   }
 };
@@ -89,10 +89,10 @@ struct Trainer {
 // A macro around the construction: reported at the expansion.
 #define MAKE_ADAM(name, m) torch::optim::Adam name((m)->parameters())
 void in_macro(Net &model, const Batches &data) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: note: its parameters come from 'model'
   for (const auto &batch : data) {
     MAKE_ADAM(opt, model);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer constructed inside the training loop
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-4]]:20: note: its parameters come from 'model'
     opt.step();
   }
 }
@@ -100,10 +100,10 @@ void in_macro(Net &model, const Batches &data) {
 // --- Templates: one diagnostic in the written form, dependent arguments too.
 
 template <typename Model> void fit_template(Model &model, const Batches &data) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:52: note: its parameters come from 'model'
   for (const auto &batch : data) {
     torch::optim::Adam opt(model->parameters());
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-4]]:52: note: its parameters come from 'model'
     model->forward(batch.first).sum().backward();
     opt.step();
   }
@@ -113,11 +113,11 @@ template void fit_template(torch::nn::Linear &, const Batches &);
 
 template <typename Model> struct TemplateTrainer {
   Model model;
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: note: its parameters come from 'model'
   void fit(const Batches &data) {
     for (const auto &batch : data) {
       auto opt = std::make_unique<torch::optim::Adam>(model->parameters());
       // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: optimizer constructed inside the training loop
+  // CHECK-MESSAGES: :[[@LINE-5]]:9: note: its parameters come from 'model'
       opt->step();
     }
   }
