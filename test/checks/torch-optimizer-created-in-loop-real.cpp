@@ -16,10 +16,10 @@ TORCH_MODULE(Net);
 using Batches = std::vector<std::pair<torch::Tensor, torch::Tensor>>;
 
 void per_epoch(Net &net, const Batches &batches) {
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: note: its parameters come from 'net', which outlives the loop
   for (int epoch = 0; epoch < 10; ++epoch) {
     torch::optim::AdamW opt(net->parameters(), torch::optim::AdamWOptions(1e-3));
     // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: optimizer constructed inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop [torch-optimizer-created-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-4]]:21: note: its parameters come from 'net', which outlives the loop
     for (const auto &batch : batches) {
       opt.zero_grad();
       torch::mse_loss(net(batch.first), batch.second).backward();
