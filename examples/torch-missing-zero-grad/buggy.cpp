@@ -5,7 +5,8 @@
 // zero_grad() in the loop, the gradient the optimizer steps with after n
 // iterations is the sum of all n gradients so far: with a learning rate of 0
 // (the parameters stay put) it is exactly n times the single-step gradient,
-// and with a real learning rate the steps grow until training diverges. The
+// and with a real learning rate the summed gradients act like momentum that
+// never decays: training swings around the minimum and never settles. The
 // runtime test (test/runtime/torch-missing-zero-grad_test.cpp) measures both.
 //
 // Standalone: buggy [steps]
