@@ -279,7 +279,9 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
       Loop = L;
       break;
     }
-  if (!Loop || C.Args.empty())
+  // Arguments clang could not make sense of: not judged.
+  if (!Loop || C.Args.empty() ||
+      llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }))
     return;
 
   // Created under a condition and kept outside the iteration (`if (!opt) opt =
