@@ -32,6 +32,9 @@ const CXXRecordDecl *optimizerClassOf(QualType T) {
 const CXXRecordDecl *madeOptimizer(const CallExpr &Call) {
   const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
   if (const FunctionDecl *F = Call.getDirectCallee()) {
+    if (!F->getIdentifier() || (F->getName() != "make_unique" &&
+                                F->getName() != "make_shared"))
+      return nullptr;
     const std::string Name = F->getQualifiedNameAsString();
     const TemplateArgumentList *Args = F->getTemplateSpecializationArgs();
     if ((Name != "std::make_unique" && Name != "std::make_shared") || !Args ||
