@@ -82,22 +82,36 @@ bool isConditionalIn(const Stmt &S, const Stmt &Loop, const FunctionDecl &Fn,
   return false;
 }
 
-/// A function of the user's that is only declared here and is handed a module
-/// or an optimizer (as an argument or as the object of a member call): it may
-/// clear their gradients.
+/// A function of the user's that is only declared here and may clear
+/// gradients: handed a module or an optimizer as an argument, or a method of
+/// an optimizer, or a method of a module whose name says it (`zero`, `grad`,
+/// `clear`, `reset`). A module's forward never clears.
 bool mayClearOutOfSight(const CallExpr &Call, const FunctionDecl &F,
                         const SourceManager &SM) {
-  if (F.hasBody() || !isInUserCode(F.getLocation(), SM))
+  if (F.hasBody() || !isInUserCode(F.getLocation(), SM) ||
+      isModuleForwardCall(Call))
     return false;
-  auto HoldsModelOrOptimizer = [](const Expr *E) {
+  auto ClassOf = [](const Expr *E) {
     QualType T = E->getType().getNonReferenceType();
     if (const auto *PT = T->getAs<PointerType>())
       T = PT->getPointeeType();
-    const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+    return T->getAsCXXRecordDecl();
+  };
+  auto HoldsModelOrOptimizer = [&](const Expr *E) {
+    const CXXRecordDecl *RD = ClassOf(E);
     return RD && (isModuleClass(RD) || isOptimizerClass(RD));
   };
-  if (const Expr *Object = callObject(Call); Object && HoldsModelOrOptimizer(Object))
-    return true;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (const Expr *Object = Member ? callObject(Call) : nullptr) {
+    const CXXRecordDecl *RD = ClassOf(Object);
+    if (RD && isOptimizerClass(RD))
+      return true;
+    const std::string Name = StringRef(F.getNameAsString()).lower();
+    if (RD && isModuleClass(RD) &&
+        llvm::any_of(llvm::ArrayRef<StringRef>{"zero", "grad", "clear", "reset"},
+                     [&](StringRef Word) { return StringRef(Name).contains(Word); }))
+      return true;
+  }
   return llvm::any_of(Call.arguments(), HoldsModelOrOptimizer);
 }
 

@@ -224,13 +224,40 @@ void cleared_by_helper(Net &model, torch::optim::SGD &opt, const Batches &data) 
   }
 }
 
-// A helper only declared here that is handed the model may clear it.
+// A helper only declared here that is handed the model or an optimizer may
+// clear it; so may a module's method whose name says so.
 void prepare_model(Net &model);
-void out_of_sight(Net &model, torch::optim::SGD &opt, const Batches &data) {
+struct OutOfLineImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &x);
+  void clear_gradients();
+  void log_statistics();
+};
+TORCH_MODULE(OutOfLine);
+void out_of_sight(Net &model, OutOfLine &other, torch::optim::SGD &opt,
+                  const Batches &data) {
   for (const auto &batch : data) {
     prepare_model(model);
     model->forward(batch.first).sum().backward();
     opt.step();
+  }
+  for (const auto &batch : data) {
+    other->clear_gradients();
+    other->forward(batch.first).sum().backward();
+    opt.step();
+  }
+}
+
+// A forward defined in another translation unit does not clear, nor does a
+// module method named for something else.
+void forward_out_of_sight(OutOfLine &model, torch::optim::SGD &opt,
+                          const Batches &data) {
+  for (const auto &batch : data) {
+    auto loss = model->forward(batch.first).sum();
+    loss.backward();
+    model->log_statistics();
+    opt.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer step in a training loop that never clears gradients
+    // CHECK-MESSAGES: :[[@LINE-4]]:5: note: gradients accumulate
   }
 }
 
