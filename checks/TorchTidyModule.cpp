@@ -10,6 +10,8 @@
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "MissingEpsilonCheck.h"
+#include "MissingZeroGradCheck.h"
+#include "OptimizerCreatedInLoopCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
@@ -32,6 +34,9 @@ public:
     Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
         "torch-loss-accumulated-without-item");
     Factories.registerCheck<MissingEpsilonCheck>("torch-missing-epsilon");
+    Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
+    Factories.registerCheck<OptimizerCreatedInLoopCheck>(
+        "torch-optimizer-created-in-loop");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
   }

@@ -579,9 +579,57 @@ std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass) {
 bool isOptimizerStepCall(const CallExpr &Call) {
   auto [Method, Class] = methodAndClass(Call);
   return Method && Method->getIdentifier() && Method->getName() == "step" &&
-         anyClassInHierarchy(Class, [](const CXXRecordDecl &C) {
-           return hasQualifiedName(&C, {"torch::optim::Optimizer"});
-         });
+         isOptimizerClass(Class);
+}
+
+bool isOptimizerClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    return hasQualifiedName(&C, {"torch::optim::Optimizer"});
+  });
+}
+
+namespace {
+
+/// The name of the method a call invokes on a tensor, also when the callee is
+/// still a dependent member inside a template (by name only).
+StringRef tensorOrDependentMethodName(const CallExpr &Call) {
+  if (StringRef Name = tensorMethodName(Call); !Name.empty())
+    return Name;
+  return callObject(Call) ? dependentCalleeName(Call) : StringRef();
+}
+
+/// `p.grad()` or `p.mutable_grad()`, also through `.data()` / `.detach()`.
+bool isGradientExpr(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(stripImplicit(E));
+  if (!Call)
+    return false;
+  StringRef Name = tensorOrDependentMethodName(*Call);
+  if (Name == "grad" || Name == "mutable_grad")
+    return true;
+  return (Name == "data" || Name == "detach") &&
+         isGradientExpr(callObject(*Call));
+}
+
+} // namespace
+
+bool isGradientClearing(const Stmt &S) {
+  if (const auto *Assign = dyn_cast<BinaryOperator>(&S)) // In a template.
+    return Assign->getOpcode() == BO_Assign && isGradientExpr(Assign->getLHS());
+  const auto *CallP = dyn_cast<CallExpr>(&S);
+  if (!CallP)
+    return false;
+  const CallExpr &Call = *CallP;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    return Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+           isGradientExpr(Op->getArg(0));
+  auto [Method, Class] = methodAndClass(Call);
+  if (Method && Method->getIdentifier() && Method->getName() == "zero_grad")
+    return isOptimizerClass(Class) || isModuleClass(Class);
+  if (dependentCalleeName(Call) == "zero_grad")
+    return true;
+  StringRef Name = tensorOrDependentMethodName(Call);
+  return (Name == "zero_" || Name == "reset" || Name == "fill_") &&
+         isGradientExpr(callObject(Call));
 }
 
 bool isTrainingCall(const CallExpr &Call) {

@@ -206,6 +206,17 @@ std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass);
 /// `opt.step(...)` on a torch::optim::Optimizer (or a subclass).
 bool isOptimizerStepCall(const CallExpr &Call);
 
+/// True if \p RD is, or derives from, torch::optim::Optimizer (SGD, Adam,
+/// AdamW, RMSprop, Adagrad, LBFGS, a user's optimizer).
+bool isOptimizerClass(const CXXRecordDecl *RD);
+
+/// A statement that clears gradients: zero_grad(...) on an optimizer or a module
+/// (or, inside a template, a still-dependent call named zero_grad), and
+/// zero_(), reset() or fill_(...) on a parameter's gradient (`p.grad()`,
+/// `p.mutable_grad()`, also through `.data()` / `.detach()`), or an
+/// assignment to `p.mutable_grad()`.
+bool isGradientClearing(const Stmt &S);
+
 /// A call that trains: a backward pass (isBackwardCall),
 /// torch::autograd::grad, or an optimizer's step(). Inside a template a call
 /// whose callee is still dependent and is named backward, grad or step counts

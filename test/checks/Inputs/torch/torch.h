@@ -108,6 +108,7 @@ public:
   int64_t size(int64_t dim) const { return 0; }
   bool defined() const { return true; }
   bool requires_grad() const { return false; }
+  void reset() {}
   template <typename T> T *data_ptr() const { return nullptr; }
   template <typename T, size_t N> TensorAccessor<T, N> accessor() const & {
     return {};
@@ -127,6 +128,7 @@ public:
   Tensor &detach_() { return *this; }
   Tensor data() const { return *this; }
   Tensor grad() const { return *this; }
+  Tensor &mutable_grad() const { static Tensor g; return g; }
   Tensor &requires_grad_(bool = true) { return *this; }
   template <typename T> T item() const { return T(); }
   Scalar item() const { return Scalar(0.0); }
@@ -327,7 +329,7 @@ public:
   bool is_training() const { return true; }
   std::vector<at::Tensor> parameters(bool recurse = true) const { return {}; }
   void to(c10::Device) {}
-  void zero_grad() {}
+  virtual void zero_grad(bool set_to_none = false) {}
   template <typename M> std::shared_ptr<M> register_module(std::string, std::shared_ptr<M> m) { return m; }
   at::Tensor register_parameter(std::string, at::Tensor t, bool = true) { return t; }
 };
@@ -436,6 +438,7 @@ public:
 };
 struct SGDOptions {
   SGDOptions(double lr) {}
+  SGDOptions &momentum(double) { return *this; }
 };
 class SGD : public Optimizer {
 public:
@@ -447,6 +450,23 @@ struct AdamOptions {
 class Adam : public Optimizer {
 public:
   Adam(std::vector<at::Tensor> params, AdamOptions options = {}) {}
+};
+struct RMSpropOptions {
+  RMSpropOptions(double lr = 1e-2) {}
+};
+class RMSprop : public Optimizer {
+public:
+  RMSprop(std::vector<at::Tensor> params, RMSpropOptions options = {}) {}
+};
+class LRScheduler {
+public:
+  LRScheduler(Optimizer &optimizer) {}
+  void step() {}
+};
+class StepLR : public LRScheduler {
+public:
+  StepLR(Optimizer &optimizer, unsigned step_size, double gamma = 0.1)
+      : LRScheduler(optimizer) {}
 };
 } // namespace optim
 

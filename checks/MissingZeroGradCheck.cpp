@@ -1,0 +1,222 @@
+//===--- MissingZeroGradCheck.cpp -----------------------------------------===//
+//
+// torch-missing-zero-grad
+//
+//===----------------------------------------------------------------------===//
+
+#include "MissingZeroGradCheck.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// How deep helper calls are followed when looking for a clearing.
+constexpr unsigned MaxHelperDepth = 3;
+
+/// `opt.step()` on an optimizer, or, inside a template, `x.step()` on an
+/// object whose type is still dependent.
+AST_MATCHER(CallExpr, isStepCall) {
+  return isOptimizerStepCall(Node) ||
+         (dependentCalleeName(Node) == "step" && callObject(Node));
+}
+
+/// A backward pass (or, in a template, a still-dependent call named
+/// backward).
+bool isBackwardLike(const CallExpr &Call) {
+  return isBackwardCall(Call) || dependentCalleeName(Call) == "backward";
+}
+
+const CallExpr *firstBackwardIn(const Stmt &S) {
+  const CallExpr *Found = nullptr;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (const auto *Call = dyn_cast<CallExpr>(&Child);
+        Call && !Found && isBackwardLike(*Call))
+      Found = Call;
+  });
+  return Found;
+}
+
+/// The local variable an object expression names: `opt`, `opt->` through a
+/// smart pointer's operator->, `*opt`.
+const VarDecl *objectVariable(const Expr *E) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star))
+    return objectVariable(Op->getArg(0));
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(E);
+      U && U->getOpcode() == UO_Deref)
+    return objectVariable(U->getSubExpr());
+  return dyn_cast_or_null<VarDecl>(E ? namedEntity(*E) : nullptr);
+}
+
+/// True if \p D is declared inside \p Loop (its header included).
+bool isDeclaredIn(const Decl &D, const Stmt &Loop, const SourceManager &SM) {
+  const SourceLocation Loc = SM.getExpansionLoc(D.getLocation());
+  return !SM.isBeforeInTranslationUnit(Loc,
+                                       SM.getExpansionLoc(beginLoc(Loop))) &&
+         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(endLoc(Loop)), Loc);
+}
+
+/// True if \p S runs only on some iterations of \p Loop: between them is an
+/// if/switch branch, a conditional operator, or the right side of && / ||.
+bool isConditionalIn(const Stmt &S, const Stmt &Loop, const FunctionDecl &Fn,
+                     BodyParents &Parents) {
+  const Stmt *Child = &S;
+  for (const Stmt *P = Parents.parentOf(S, Fn); P && P != &Loop;
+       Child = P, P = Parents.parentOf(*P, Fn)) {
+    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child)
+      return true;
+    if (isa<SwitchCase, ConditionalOperator, BinaryConditionalOperator>(P))
+      return true;
+    if (const auto *B = dyn_cast<BinaryOperator>(P);
+        B && B->isLogicalOp() && B->getRHS() == Child)
+      return true;
+  }
+  return false;
+}
+
+/// A function of the user's that is only declared here and may clear
+/// gradients: handed a module or an optimizer as an argument, or a method of
+/// an optimizer, or a method of a module whose name says it (`zero`, `grad`,
+/// `clear`, `reset`). A module's forward never clears.
+bool mayClearOutOfSight(const CallExpr &Call, const FunctionDecl &F,
+                        const SourceManager &SM) {
+  if (F.hasBody() || !isInUserCode(F.getLocation(), SM) ||
+      isModuleForwardCall(Call))
+    return false;
+  auto ClassOf = [](const Expr *E) {
+    QualType T = E->getType().getNonReferenceType();
+    if (const auto *PT = T->getAs<PointerType>())
+      T = PT->getPointeeType();
+    return T->getAsCXXRecordDecl();
+  };
+  auto HoldsModelOrOptimizer = [&](const Expr *E) {
+    const CXXRecordDecl *RD = ClassOf(E);
+    return RD && (isModuleClass(RD) || isOptimizerClass(RD));
+  };
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (const Expr *Object = Member ? callObject(Call) : nullptr) {
+    const CXXRecordDecl *RD = ClassOf(Object);
+    if (RD && isOptimizerClass(RD))
+      return true;
+    const std::string Name = StringRef(F.getNameAsString()).lower();
+    if (RD && isModuleClass(RD) &&
+        llvm::any_of(llvm::ArrayRef<StringRef>{"zero", "grad", "clear", "reset"},
+                     [&](StringRef Word) { return StringRef(Name).contains(Word); }))
+      return true;
+  }
+  return llvm::any_of(Call.arguments(), HoldsModelOrOptimizer);
+}
+
+} // namespace
+
+void MissingZeroGradCheck::forgetTranslationUnit() {
+  Parents.clear();
+  Clears.clear();
+  ReportedLoops.clear();
+}
+
+void MissingZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  // Matched per function (its written form: a template once, not per
+  // instantiation), so that walks up from a step stay in one body.
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition(),
+                   hasBody(forEachDescendant(
+                       callExpr(isExpansionInUserCode(), isStepCall())
+                           .bind("step"))))
+          .bind("fn"));
+  UserCode.registerWith(*Finder);
+}
+
+bool MissingZeroGradCheck::functionClearsGradients(const FunctionDecl &F,
+                                                   unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (!F.hasBody(Def) || !Def)
+    return false;
+  auto [It, Inserted] = Clears.try_emplace(Def, false);
+  if (!Inserted)
+    return It->second; // Known, or being computed (recursion).
+  const bool Result = clearsGradients(*Def->getBody(), Depth);
+  Clears[Def] = Result;
+  return Result;
+}
+
+bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth) {
+  bool Found = false;
+  const SourceManager &SM = *CurrentSM;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (Found)
+      return;
+    if (isGradientClearing(Child)) {
+      Found = true;
+      return;
+    }
+    const auto *Call = dyn_cast<CallExpr>(&Child);
+    if (!Call)
+      return;
+    llvm::SmallVector<const FunctionDecl *, 2> Callees;
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      Callees.push_back(F);
+    else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(
+                 Call->getCallee()->IgnoreParenImpCasts()))
+      for (const NamedDecl *D : ULE->decls())
+        if (const auto *F = D->getAsFunction())
+          Callees.push_back(F);
+    for (const FunctionDecl *F : Callees) {
+      if (!isInUserCode(F->getLocation(), SM))
+        continue;
+      if (mayClearOutOfSight(*Call, *F, SM) ||
+          (Depth < MaxHelperDepth && functionClearsGradients(*F, Depth + 1)))
+        Found = true;
+    }
+  });
+  return Found;
+}
+
+void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  const auto *Step = Result.Nodes.getNodeAs<CallExpr>("step");
+  const SourceManager &SM = *Result.SourceManager;
+  CurrentSM = &SM;
+  if (isInTemplateInstantiation(*Fn) ||
+      !isInUserCode(SM.getSpellingLoc(beginLoc(*Step)), SM) ||
+      !Parents.isOwnCode(*Step, *Fn))
+    return;
+
+  // The training loop: the innermost loop around the step that also holds a
+  // backward pass.
+  const Stmt *Loop = nullptr;
+  const CallExpr *Backward = nullptr;
+  for (const Stmt *L : enclosingLoops(*Step, *Fn, Parents))
+    if ((Backward = firstBackwardIn(*L))) {
+      Loop = L;
+      break;
+    }
+  if (!Loop || isConditionalIn(*Step, *Loop, *Fn, Parents))
+    return;
+  // An optimizer declared inside the loop is a fresh one every iteration
+  // (torch-optimizer-created-in-loop's business).
+  if (const VarDecl *Opt = objectVariable(callObject(*Step));
+      Opt && isDeclaredIn(*Opt, *Loop, SM))
+    return;
+  if (clearsGradients(*Loop, 0) || !ReportedLoops.insert(Loop).second)
+    return;
+
+  diag(beginLoc(*Step),
+       "optimizer step in a training loop that never clears gradients: each "
+       "backward() adds to the gradients of all earlier iterations; call "
+       "zero_grad() on the optimizer in every iteration before backward()");
+  diag(beginLoc(*Backward), "gradients accumulate across iterations here",
+       DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::torch

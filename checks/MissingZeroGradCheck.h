@@ -1,0 +1,53 @@
+//===--- MissingZeroGradCheck.h --------------------------------*- C++ -*-===//
+//
+// torch-missing-zero-grad
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
+#define TORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/ast/BodyParents.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch {
+
+/// Finds training loops that call backward() and an optimizer's step() but
+/// clear gradients nowhere in the loop (zero_grad() on an optimizer or a
+/// module, zero_()/reset() on a parameter's gradient, or a helper of the same
+/// translation unit that does): backward() adds to the gradients of every
+/// earlier iteration, so each step uses the sum of all gradients so far.
+/// A step() or clearing under a condition inside the loop (accumulation over
+/// k batches) is deliberate and not flagged.
+class MissingZeroGradCheck : public ClangTidyCheck {
+public:
+  MissingZeroGradCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override { forgetTranslationUnit(); }
+  void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
+
+private:
+  bool clearsGradients(const Stmt &S, unsigned Depth);
+  bool functionClearsGradients(const FunctionDecl &F, unsigned Depth);
+  void forgetTranslationUnit();
+
+  UserCodeMatchFinder UserCode{*this};
+  BodyParents Parents;
+  const SourceManager *CurrentSM = nullptr;
+  /// Whether a function's body clears gradients (helpers called in a loop).
+  llvm::DenseMap<const FunctionDecl *, bool> Clears;
+  /// One diagnostic per training loop.
+  llvm::DenseSet<const Stmt *> ReportedLoops;
+};
+
+} // namespace clang::tidy::torch
+
+#endif

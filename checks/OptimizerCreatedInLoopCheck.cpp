@@ -1,0 +1,335 @@
+//===--- OptimizerCreatedInLoopCheck.cpp ----------------------------------===//
+//
+// torch-optimizer-created-in-loop
+//
+//===----------------------------------------------------------------------===//
+
+#include "OptimizerCreatedInLoopCheck.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// How many local variables are followed back to their initialisers.
+constexpr unsigned MaxDepth = 4;
+
+const CXXRecordDecl *optimizerClassOf(QualType T) {
+  if (T.isNull() || T->isDependentType())
+    return nullptr;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD && isOptimizerClass(RD) ? RD : nullptr;
+}
+
+/// The optimizer class of `std::make_unique<Opt>(...)` /
+/// `std::make_shared<Opt>(...)`, also while its arguments are dependent.
+const CXXRecordDecl *madeOptimizer(const CallExpr &Call) {
+  const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
+  if (const FunctionDecl *F = Call.getDirectCallee()) {
+    if (!F->getIdentifier() || (F->getName() != "make_unique" &&
+                                F->getName() != "make_shared"))
+      return nullptr;
+    const std::string Name = F->getQualifiedNameAsString();
+    const TemplateArgumentList *Args = F->getTemplateSpecializationArgs();
+    if ((Name != "std::make_unique" && Name != "std::make_shared") || !Args ||
+        Args->size() == 0 || Args->get(0).getKind() != TemplateArgument::Type)
+      return nullptr;
+    return optimizerClassOf(Args->get(0).getAsType());
+  }
+  const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee);
+  if (!ULE || ULE->getNumTemplateArgs() == 0)
+    return nullptr;
+  StringRef Name = identifierOf(ULE->getName());
+  if (Name != "make_unique" && Name != "make_shared")
+    return nullptr;
+  const TemplateArgument &Arg = ULE->getTemplateArgs()[0].getArgument();
+  return Arg.getKind() == TemplateArgument::Type
+             ? optimizerClassOf(Arg.getAsType())
+             : nullptr;
+}
+
+/// The arguments of a still-dependent initialiser (`Adam opt(params)` with
+/// dependent params is a ParenListExpr, not a construction, in a template).
+llvm::SmallVector<const Expr *, 2> dependentInitArgs(const Expr *Init) {
+  llvm::SmallVector<const Expr *, 2> Args;
+  if (const auto *PL = dyn_cast_or_null<ParenListExpr>(Init))
+    for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+      Args.push_back(PL->getExpr(I));
+  else if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init))
+    Args.append(IL->inits().begin(), IL->inits().end());
+  return Args;
+}
+
+/// True if \p D is declared inside \p Loop (its header included).
+bool isDeclaredIn(const Decl &D, const Stmt &Loop, const SourceManager &SM) {
+  const SourceLocation Loc = SM.getExpansionLoc(D.getLocation());
+  return !SM.isBeforeInTranslationUnit(Loc,
+                                       SM.getExpansionLoc(beginLoc(Loop))) &&
+         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(endLoc(Loop)), Loc);
+}
+
+bool containsStep(const Stmt &S) {
+  bool Found = false;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (const auto *Call = dyn_cast<CallExpr>(&Child); Call && !Found)
+      Found = isOptimizerStepCall(*Call) ||
+              (dependentCalleeName(*Call) == "step" && callObject(*Call));
+  });
+  return Found;
+}
+
+/// True if \p E (an SGD construction's arguments) sets a momentum.
+bool setsMomentum(llvm::ArrayRef<const Expr *> Args) {
+  bool Found = false;
+  for (const Expr *Arg : Args)
+    forEachStmt(Arg, [&](const Stmt &S) {
+      const auto *Call = dyn_cast<CallExpr>(&S);
+      if (!Call || Found)
+        return;
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F && F->getIdentifier() ? F->getName()
+                                               : dependentCalleeName(*Call);
+      Found = Name == "momentum";
+    });
+  return Found;
+}
+
+/// What the parameters handed to an optimizer come from.
+struct Roots {
+  /// Entities that live across iterations of the loop: `this`, members,
+  /// parameters, globals, locals declared before the loop.
+  llvm::SmallVector<const ValueDecl *, 2> Outliving;
+  bool This = false;
+};
+
+class RootFinder {
+public:
+  RootFinder(const Stmt &Loop, const SourceManager &SM) : Loop(Loop), SM(SM) {}
+  Roots R;
+
+  void visit(const Expr *E, unsigned Depth) {
+    E = E ? stripImplicit(E) : nullptr;
+    if (!E || Depth > MaxDepth)
+      return;
+    if (isa<CXXThisExpr>(E)) {
+      R.This = true;
+    } else if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      visitVariable(dyn_cast<VarDecl>(DRE->getDecl()), Depth);
+    } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+          FD && (ME->isImplicitAccess() ||
+                 isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())))
+        R.Outliving.push_back(FD);
+      else
+        visit(ME->getBase(), Depth);
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      // `model->parameters()`, `*model`; an element (`models[i]`) may be
+      // another model every iteration.
+      if (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star)
+        visit(Op->getArg(0), Depth);
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (const Expr *Object = callObject(*Call))
+        visit(Object, Depth); // model.parameters(), named_parameters().values()
+    } else if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+      if (U->getOpcode() == UO_Deref)
+        visit(U->getSubExpr(), Depth);
+    } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(E)) {
+      if (DM->isImplicitAccess())
+        R.This = true;
+      else
+        visit(DM->getBase(), Depth);
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *Arg : CE->arguments())
+        visit(Arg, Depth); // std::vector<torch::Tensor>{w, b}
+    } else if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (const Expr *Init : IL->inits())
+        visit(Init, Depth);
+    } else if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      visit(SIL->getSubExpr(), Depth);
+    } else if (const auto *PL = dyn_cast<ParenListExpr>(E)) {
+      for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+        visit(PL->getExpr(I), Depth);
+    }
+  }
+
+private:
+  void visitVariable(const VarDecl *VD, unsigned Depth) {
+    if (!VD)
+      return;
+    if (isa<ParmVarDecl>(VD) || VD->hasGlobalStorage() ||
+        !isDeclaredIn(*VD, Loop, SM)) {
+      R.Outliving.push_back(VD);
+      return;
+    }
+    // A local of the iteration: what it was initialised from (a range-for's
+    // variable is another element every iteration).
+    if (!isa<CXXForRangeStmt>(Loop) ||
+        cast<CXXForRangeStmt>(Loop).getLoopVariable() != VD)
+      visit(VD->getInit(), Depth + 1);
+  }
+
+  const Stmt &Loop;
+  const SourceManager &SM;
+};
+
+/// True if \p Loop gives \p D a new value (a fresh model each iteration):
+/// `model = Net(...)`, `model->reset()`, `model.reset(new ...)`.
+bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop) {
+  auto Names = [&](const Expr *E) {
+    while (E) {
+      E = stripImplicit(E);
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+          Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star))
+        E = Op->getArg(0);
+      else
+        break;
+    }
+    return E && namedEntity(*E) == &D;
+  };
+  bool Found = false;
+  forEachStmt(&Loop, [&](const Stmt &S) {
+    if (Found)
+      return;
+    if (const auto *B = dyn_cast<BinaryOperator>(&S))
+      Found = B->isAssignmentOp() && Names(B->getLHS());
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S))
+      Found = Op->getOperator() == OO_Equal && Names(Op->getArg(0));
+    else if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      StringRef Name = F && F->getIdentifier() ? F->getName()
+                                               : dependentCalleeName(*Call);
+      Found = (Name == "reset" || Name == "reset_parameters") &&
+              Names(callObject(*Call));
+    }
+  });
+  return Found;
+}
+
+} // namespace
+
+void OptimizerCreatedInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  // Matched per function, in its written form (a template once).
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition()).bind("fn"));
+  UserCode.registerWith(*Finder);
+}
+
+void OptimizerCreatedInLoopCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  const SourceManager &SM = *Result.SourceManager;
+  if (!Fn->getBody() || isInTemplateInstantiation(*Fn))
+    return;
+  forEachStmt(Fn->getBody(), [&](const Stmt &S) {
+    Construction C{&S, SourceLocation(), nullptr, {}};
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(&S)) {
+      const CXXConstructorDecl *Ctor = CE->getConstructor();
+      if (!Ctor || Ctor->isCopyOrMoveConstructor())
+        return;
+      C.Class = optimizerClassOf(CE->getType());
+      C.Loc = beginLoc(*CE);
+      C.Args.append(CE->arg_begin(), CE->arg_end());
+    } else if (const auto *New = dyn_cast<CXXNewExpr>(&S)) {
+      if (New->getConstructExpr())
+        return; // Its construction is examined.
+      C.Class = optimizerClassOf(New->getAllocatedType());
+      C.Loc = beginLoc(*New);
+      C.Args = dependentInitArgs(New->getInitializer());
+    } else if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      C.Class = madeOptimizer(*Call);
+      C.Loc = beginLoc(*Call);
+      C.Args.append(Call->arg_begin(), Call->arg_end());
+    } else if (const auto *DS = dyn_cast<DeclStmt>(&S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D)) {
+          if (!optimizerClassOf(VD->getType()))
+            continue;
+          Construction V{&S, VD->getLocation(),
+                         optimizerClassOf(VD->getType()),
+                         dependentInitArgs(VD->getInit()), VD->isStaticLocal()};
+          if (!V.Args.empty())
+            examine(V, *Fn, SM); // Still dependent: no construction yet.
+        }
+      return;
+    }
+    if (C.Class)
+      examine(C, *Fn, SM);
+  });
+}
+
+void OptimizerCreatedInLoopCheck::examine(const Construction &C,
+                                          const FunctionDecl &Fn,
+                                          const SourceManager &SM) {
+  if (C.StaticLocal || !isInUserCode(SM.getSpellingLoc(C.Loc), SM) ||
+      !Parents.isOwnCode(*C.At, Fn) || Reported.contains(C.Loc))
+    return;
+  // Plain SGD keeps no state between steps: a new one changes nothing.
+  if (C.Class->getQualifiedNameAsString() == "torch::optim::SGD" &&
+      !setsMomentum(C.Args))
+    return;
+  // The training loop: the innermost loop around the construction that steps.
+  const Stmt *Loop = nullptr;
+  for (const Stmt *L : enclosingLoops(*C.At, Fn, Parents))
+    if (containsStep(*L)) {
+      Loop = L;
+      break;
+    }
+  // Arguments clang could not make sense of: not judged.
+  if (!Loop || C.Args.empty() ||
+      llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }))
+    return;
+
+  // Created under a condition and kept outside the iteration (`if (!opt) opt =
+  // ...`): created once, or reset on purpose.
+  bool Conditional = false;
+  bool LocalVariable = isa<DeclStmt>(C.At);
+  bool InExpression = isa<Expr>(C.At);
+  const Stmt *Child = C.At;
+  for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && P != Loop;
+       Child = P, P = Parents.parentOf(*P, Fn)) {
+    if (InExpression && !isa<Expr>(P)) {
+      LocalVariable = isa<DeclStmt>(P);
+      InExpression = false;
+      if (const auto *DS = dyn_cast<DeclStmt>(P))
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
+            return; // Constructed once.
+    }
+    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child)
+      Conditional = true;
+    if (isa<SwitchCase, ConditionalOperator>(P))
+      Conditional = true;
+  }
+  if (Conditional && !LocalVariable)
+    return;
+
+  RootFinder Finder(*Loop, SM);
+  Finder.visit(C.Args.front(), 0);
+  const ValueDecl *Outliving = nullptr;
+  for (const ValueDecl *D : Finder.R.Outliving)
+    if (!isRefreshedIn(*D, *Loop)) {
+      Outliving = D;
+      break;
+    }
+  if (!Outliving && !Finder.R.This)
+    return;
+  Reported.insert(C.Loc);
+  diag(C.Loc, "optimizer constructed inside the training loop starts from "
+              "fresh state on every iteration (moments, momentum buffers, step "
+              "count); construct it once before the loop");
+  if (Outliving)
+    diag(Outliving->getLocation(),
+         "its parameters come from '%0', which outlives the loop",
+         DiagnosticIDs::Note)
+        << Outliving->getName();
+}
+
+} // namespace clang::tidy::torch
