@@ -7,9 +7,11 @@
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
+#include "EvalModeNotRestoredCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "MissingEpsilonCheck.h"
+#include "SoftmaxBeforeCrossEntropyCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
@@ -28,10 +30,14 @@ public:
         "torch-backward-twice-without-retain-graph");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
+    Factories.registerCheck<EvalModeNotRestoredCheck>(
+        "torch-eval-mode-not-restored");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
     Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
         "torch-loss-accumulated-without-item");
     Factories.registerCheck<MissingEpsilonCheck>("torch-missing-epsilon");
+    Factories.registerCheck<SoftmaxBeforeCrossEntropyCheck>(
+        "torch-softmax-before-cross-entropy");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
   }
