@@ -153,10 +153,11 @@ EvalModeNotRestoredCheck::summaryOf(const FunctionDecl &Fn, bool &Trains) {
           if (E.What != ModeEvent::Forward)
             LastMode = &E;
         }
-    if (First->What == ModeEvent::Train ||
-        (First->What == ModeEvent::Forward && Trains))
+    const bool Entry = First->What == ModeEvent::Train ||
+                       (First->What == ModeEvent::Forward && Trains);
+    if (Entry)
       Effects.push_back({First->What, Model, First->Site});
-    if (LastMode && LastMode != First)
+    if (LastMode && !(Entry && LastMode == First))
       Effects.push_back({LastMode->What, Model, LastMode->Site});
   }
   return Effects;

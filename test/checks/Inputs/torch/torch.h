@@ -247,7 +247,7 @@ Tensor acos(const Tensor &);
 Tensor asin(const Tensor &);
 Tensor sigmoid(const Tensor &);
 Tensor softplus(const Tensor &);
-Tensor softmax(const Tensor &, int64_t dim);
+Tensor softmax(const Tensor &, int64_t dim, c10::optional<ScalarType> dtype = c10::nullopt);
 Tensor log_softmax(const Tensor &, int64_t dim);
 Tensor clamp(const Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
 Tensor clamp_min(const Tensor &, Scalar);
