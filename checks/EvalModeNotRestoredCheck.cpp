@@ -32,9 +32,9 @@ std::optional<ModeEvent> directEvent(const CallExpr &Call,
   if (isModuleTrainCall(Call, Ctx) ||
       (Dependent == "train" &&
        (Call.getNumArgs() == 0 ||
-        isa<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0))) &&
-            cast<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0)))
-                ->getValue())))
+        (isa<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0))) &&
+         cast<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0)))
+             ->getValue()))))
     return ModeEvent{ModeEvent::Train, Object, &Call};
   if ((isModuleForwardCall(Call) && !isLossCall(Call)) ||
       Dependent == "forward")
@@ -168,7 +168,7 @@ void EvalModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
   // calls by name), their instantiations skipped: one diagnostic each.
   UserCode.addMatcher(
       functionDecl(isExpansionInUserCode(), isDefinition(),
-                   unless(isTemplateInstantiation()),
+                   unless(ast_matchers::isTemplateInstantiation()),
                    hasBody(hasDescendant(
                        stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(),
                                   doStmt())))))
@@ -236,7 +236,7 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
       // Every path from the eval() on: one that comes round the training
       // loop to a forward of the same module without meeting train().
       const CallExpr *TrainedAt = nullptr;
-      llvm::DenseSet<std::pair<const CFGBlock *, bool>> Seen;
+      llvm::DenseSet<unsigned> Seen; // Block ID * 2 + crossed.
       llvm::SmallVector<std::tuple<const CFGBlock *, unsigned, unsigned, bool>,
                         8>
           Work = {{Start->second.first, Start->second.second, K + 1, false}};
@@ -254,7 +254,10 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
             const ModeEvent &E = It->second[J];
             if (E.Model != Eval.Model)
               continue;
-            if (E.What == ModeEvent::Train) {
+            // train() restores the mode; another eval() (a frozen teacher
+            // put into eval() before each of its forwards) is what that
+            // forward runs under, not this one.
+            if (E.What != ModeEvent::Forward) {
               Alive = false;
               break;
             }
@@ -269,7 +272,7 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
           continue;
         const bool Next = Crossed || Block->getTerminatorStmt() == TrainingLoop;
         for (const CFGBlock *Succ : Block->succs())
-          if (Succ && Seen.insert({Succ, Next}).second)
+          if (Succ && Seen.insert(Succ->getBlockID() * 2 + Next).second)
             Work.push_back({Succ, 0, 0, Next});
       }
       if (!TrainedAt)

@@ -137,10 +137,10 @@ void user_modules(Classifier &c, SoftmaxNet &s, LogSoftmaxNet &l,
                   const torch::Tensor &x, const torch::Tensor &y) {
   auto a = torch::nll_loss(c(x), y);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: nll_loss applied to raw scores without log_softmax
-  // CHECK-MESSAGES: :[[@LINE-20]]:58: note: raw scores computed here
+  // CHECK-MESSAGES: :[[@LINE-26]]:58: note: raw scores computed here
   auto b = F::cross_entropy(s->forward(x), y);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: cross_entropy applied to softmax output
-  // CHECK-MESSAGES: :[[@LINE-18]]:12: note: softmax applied here
+  // CHECK-MESSAGES: :[[@LINE-21]]:12: note: softmax applied here
   // The canonical MNIST example: log_softmax in forward, nll_loss outside.
   auto c2 = torch::nll_loss(l(x), y);
   auto d = F::cross_entropy(c(x), y);
