@@ -19,8 +19,8 @@ using Batches = std::vector<std::pair<torch::Tensor, torch::Tensor>>;
 double evaluate(Net &net, const Batches &data) {
   net->eval();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
-  // CHECK-MESSAGES: :[[@LINE+24]]:5: note: evaluation mode set by this call inside the training loop
-  // CHECK-MESSAGES: :[[@LINE+18]]:35: note: trained here without train() on some path since
+  // CHECK-MESSAGES: :[[@LINE+18]]:5: note: evaluation mode set by this call inside the training loop
+  // CHECK-MESSAGES: :[[@LINE+13]]:35: note: trained here without train() on some path since
   torch::NoGradGuard no_grad;
   double total = 0;
   for (const auto &batch : data)

@@ -45,7 +45,7 @@ void losses(Net &net, Mnist &mnist, torch::nn::CrossEntropyLoss &ce,
   // CHECK-FIXES: {{^}}  auto e = nll->forward(logits.log_softmax(1), y);{{$}}
   auto f = F::nll_loss(net(x), y);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: nll_loss applied to raw scores without log_softmax takes them for log-probabilities, so the loss is unbounded below; apply log_softmax first or use cross_entropy [torch-softmax-before-cross-entropy]
-  // CHECK-MESSAGES: :[[@LINE-37]]:58: note: raw scores computed here
+  // CHECK-MESSAGES: :[[@LINE-36]]:58: note: raw scores computed here
   auto probs = F::softmax(logits, F::SoftmaxFuncOptions(1));
   auto g = F::cross_entropy(probs, y);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: cross_entropy applied to softmax output
