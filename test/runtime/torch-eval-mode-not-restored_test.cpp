@@ -43,6 +43,10 @@ TEST(EvalModeNotRestored, RunDescription) { std::cout << runDescription() << "\n
 TEST(EvalModeNotRestored, BuggyTrainsLaterEpochsInEvalMode) {
   std::vector<buggy::EpochRecord> Log = buggy::run(3);
   ASSERT_EQ(Log.size(), 3u);
+  for (size_t Epoch = 0; Epoch < Log.size(); ++Epoch)
+    std::cout << "buggy epoch " << Epoch << ": is_training() " << Log[Epoch].Training
+              << ", dropout zeroed " << Log[Epoch].ZeroFraction << ", identity "
+              << Log[Epoch].Identity << "\n";
   // The first epoch trains as intended: modules start in training mode.
   EXPECT_TRUE(Log[0].Training);
   EXPECT_GT(Log[0].ZeroFraction, 0.4);
@@ -60,6 +64,9 @@ TEST(EvalModeNotRestored, FixedTrainsEveryEpochWithDropout) {
   std::vector<fixed::EpochRecord> Log = fixed::run(3);
   ASSERT_EQ(Log.size(), 3u);
   for (size_t Epoch = 0; Epoch < Log.size(); ++Epoch) {
+    std::cout << "fixed epoch " << Epoch << ": is_training() " << Log[Epoch].Training
+              << ", dropout zeroed " << Log[Epoch].ZeroFraction << ", identity "
+              << Log[Epoch].Identity << "\n";
     EXPECT_TRUE(Log[Epoch].Training) << "epoch " << Epoch;
     EXPECT_GT(Log[Epoch].ZeroFraction, 0.4) << "epoch " << Epoch;
     EXPECT_LT(Log[Epoch].ZeroFraction, 0.6) << "epoch " << Epoch;
