@@ -7,11 +7,13 @@
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
+#include "EvalModeNotRestoredCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "MissingEpsilonCheck.h"
 #include "MissingZeroGradCheck.h"
 #include "OptimizerCreatedInLoopCheck.h"
+#include "SoftmaxBeforeCrossEntropyCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
@@ -30,6 +32,8 @@ public:
         "torch-backward-twice-without-retain-graph");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
+    Factories.registerCheck<EvalModeNotRestoredCheck>(
+        "torch-eval-mode-not-restored");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
     Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
         "torch-loss-accumulated-without-item");
@@ -37,6 +41,8 @@ public:
     Factories.registerCheck<MissingZeroGradCheck>("torch-missing-zero-grad");
     Factories.registerCheck<OptimizerCreatedInLoopCheck>(
         "torch-optimizer-created-in-loop");
+    Factories.registerCheck<SoftmaxBeforeCrossEntropyCheck>(
+        "torch-softmax-before-cross-entropy");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
   }

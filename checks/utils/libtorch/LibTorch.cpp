@@ -5,6 +5,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
 
 namespace clang::tidy::torch {
@@ -683,6 +684,66 @@ bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx) {
 
 bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx) {
   return isModuleModeCall(Call, Ctx, /*WantEval=*/false);
+}
+
+const ValueDecl *moduleObjectEntity(const Expr *Object) {
+  while (Object) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Object);
+        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1)
+      Object = Op->getArg(0);
+    else if (const auto *U = dyn_cast<UnaryOperator>(Object);
+             U && U->getOpcode() == UO_Deref)
+      Object = U->getSubExpr();
+    else
+      return namedEntity(*Object);
+  }
+  return nullptr;
+}
+
+const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward) {
+  auto [Method, Class] = methodAndClass(Forward);
+  if (!Class)
+    return nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Class);
+      Spec && isModuleHolder(*Spec) && Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  if (const CXXRecordDecl *Def = Class->getDefinition())
+    for (const CXXBaseSpecifier &Base : Def->bases())
+      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl();
+          B && isModuleHolder(*B)) {
+        const auto *Spec = cast<ClassTemplateSpecializationDecl>(B);
+        if (Spec->getTemplateArgs().size() == 1 &&
+            Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+          return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+      }
+  return Class;
+}
+
+bool isAffineModuleClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});
+}
+
+StringRef lossOpName(const CallExpr &Loss) {
+  if (isModuleForwardCall(Loss)) {
+    const CXXRecordDecl *Impl = forwardModuleClass(Loss);
+    if (!Impl || !isLossImpl(*Impl))
+      return "";
+    // The loss modules whose forward is a function of the operation table
+    // under another spelling.
+    return llvm::StringSwitch<StringRef>(Impl->getName())
+        .Case("CrossEntropyLossImpl", "cross_entropy")
+        .Case("NLLLossImpl", "nll_loss")
+        .Default("");
+  }
+  if (isLossCall(Loss))
+    return namedFreeCallee(Loss)->getName();
+  if (std::optional<LibTorchCall> C = asLibTorchCall(&Loss);
+      C && !C->Object && C->is(op::Loss))
+    return C->Name;
+  return "";
 }
 
 bool isIValueToTensorCall(const CallExpr &Call) {

@@ -232,6 +232,27 @@ bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx);
 /// `m.train()` or `m.train(true)` on a module (isModuleClass).
 bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx);
 
+/// The module object a module call is made on, as a variable or field:
+/// `model` in `model->eval()`, `model.eval()`, `(*model).eval()`,
+/// `model(x)`, `this->model->train()`; null when it is not a named entity.
+const ValueDecl *moduleObjectEntity(const Expr *Object);
+
+/// The module class whose forward \p Forward (isModuleForwardCall) runs: the
+/// contained Impl for a holder (`net(x)`, `net->forward(x)`), the object's
+/// class otherwise.
+const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward);
+
+/// True if \p RD is LibTorch's torch::nn::LinearImpl (or BilinearImpl): its
+/// forward returns raw scores.
+bool isAffineModuleClass(const CXXRecordDecl *RD);
+
+/// The operation-table spelling of the loss \p Loss computes: the function's
+/// name (cross_entropy, nll_loss, also for an unresolved call in a template),
+/// or for a loss module's forward the function the module applies
+/// (torch::nn::CrossEntropyLoss: cross_entropy, NLLLoss: nll_loss); empty
+/// when it is neither.
+StringRef lossOpName(const CallExpr &Loss);
+
 /// `c10::IValue::toTensor()`: the tensor a TorchScript module's forward
 /// returned.
 bool isIValueToTensorCall(const CallExpr &Call);

@@ -102,6 +102,18 @@ enum Role : std::uint64_t {
   Sub = 1ull << 33,
   Mul = 1ull << 34,
   Div = 1ull << 35,
+
+  // --- Probabilities and losses ----------------------------------------------
+  /// log_softmax: log-probabilities.
+  LogSoftmax = 1ull << 36,
+  /// A loss that applies log_softmax to its input itself (cross_entropy): it
+  /// takes raw scores (logits).
+  TakesLogits = 1ull << 37,
+  /// A loss that takes log-probabilities (nll_loss): its input must come from
+  /// log_softmax.
+  TakesLogProbabilities = 1ull << 38,
+  /// An affine map (linear): its output is raw scores, not probabilities.
+  Affine = 1ull << 39,
 };
 
 /// The input at which an operation's value or gradient is infinite.

@@ -256,7 +256,7 @@ Tensor acos(const Tensor &);
 Tensor asin(const Tensor &);
 Tensor sigmoid(const Tensor &);
 Tensor softplus(const Tensor &);
-Tensor softmax(const Tensor &, int64_t dim);
+Tensor softmax(const Tensor &, int64_t dim, c10::optional<ScalarType> dtype = c10::nullopt);
 Tensor log_softmax(const Tensor &, int64_t dim);
 Tensor clamp(const Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
 Tensor clamp_min(const Tensor &, Scalar);
@@ -269,6 +269,8 @@ Tensor matmul(const Tensor &, const Tensor &);
 Tensor relu(const Tensor &);
 Tensor mse_loss(const Tensor &input, const Tensor &target, int64_t reduction = 1);
 Tensor nll_loss(const Tensor &input, const Tensor &target);
+Tensor cross_entropy_loss(const Tensor &input, const Tensor &target);
+Tensor linear(const Tensor &input, const Tensor &weight, const Tensor &bias = {});
 Tensor binary_cross_entropy(const Tensor &input, const Tensor &target);
 Tensor cosine_similarity(const Tensor &, const Tensor &, int64_t dim = 1, double eps = 1e-8);
 Tensor square(const Tensor &);
@@ -402,6 +404,12 @@ public:
 };
 TORCH_MODULE(MSELoss);
 
+class NLLLossImpl : public Cloneable<NLLLossImpl> {
+public:
+  at::Tensor forward(const at::Tensor &input, const at::Tensor &target) { return input; }
+};
+TORCH_MODULE(NLLLoss);
+
 namespace functional {
 // torch-missing-epsilon: functional forms with options, as in the real
 // torch/nn/functional/{activation,distance,normalization}.h.
@@ -410,6 +418,10 @@ struct SoftmaxFuncOptions {
 };
 inline at::Tensor softmax(const at::Tensor &input, const SoftmaxFuncOptions &options) { return input; }
 inline at::Tensor softplus(const at::Tensor &input) { return input; }
+struct LogSoftmaxFuncOptions {
+  LogSoftmaxFuncOptions(int64_t dim) {}
+};
+inline at::Tensor log_softmax(const at::Tensor &input, const LogSoftmaxFuncOptions &options) { return input; }
 struct NormalizeFuncOptions {
   NormalizeFuncOptions() {}
   NormalizeFuncOptions dim(int64_t) const { return *this; }

@@ -1,0 +1,296 @@
+//===--- EvalModeNotRestoredCheck.cpp -------------------------------------===//
+//
+// torch-eval-mode-not-restored
+//
+//===----------------------------------------------------------------------===//
+
+#include "EvalModeNotRestoredCheck.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/CFG.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+using ModeEvent = EvalModeNotRestoredCheck::ModeEvent;
+
+/// What \p Call itself does to a module: eval(), train(), a forward. Inside
+/// a template a still-dependent `m.eval()`, `m->train()`, `m->forward(x)` or
+/// `m(x)` counts by its name (once instantiated it may be one).
+std::optional<ModeEvent> directEvent(const CallExpr &Call,
+                                     const ASTContext &Ctx) {
+  const StringRef Dependent = dependentCalleeName(Call);
+  const ValueDecl *Object = moduleObjectEntity(callObject(Call));
+  if (isModuleEvalCall(Call, Ctx) ||
+      (Dependent == "eval" && Call.getNumArgs() == 0))
+    return ModeEvent{ModeEvent::Eval, Object, &Call};
+  if (isModuleTrainCall(Call, Ctx) ||
+      (Dependent == "train" &&
+       (Call.getNumArgs() == 0 ||
+        (isa<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0))) &&
+         cast<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0)))
+             ->getValue()))))
+    return ModeEvent{ModeEvent::Train, Object, &Call};
+  if ((isModuleForwardCall(Call) && !isLossCall(Call)) ||
+      Dependent == "forward")
+    return ModeEvent{ModeEvent::Forward, Object, &Call};
+  // `model(x)` on a module of dependent type.
+  if (Call.getStmtClass() == Stmt::CallExprClass && Call.getCallee() &&
+      Call.getCallee()->isTypeDependent())
+    if (const ValueDecl *Callee = namedEntity(*Call.getCallee());
+        Callee && isa<VarDecl, FieldDecl>(Callee))
+      return ModeEvent{ModeEvent::Forward, Callee, &Call};
+  return std::nullopt;
+}
+
+/// The body of a function of the user's code that \p Call calls, if any.
+const FunctionDecl *userCallee(const CallExpr &Call) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = nullptr;
+  if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
+      isLibTorchFunction(Def))
+    return nullptr;
+  return isInUserCode(Def->getLocation(), Def->getASTContext().getSourceManager())
+             ? Def
+             : nullptr;
+}
+
+/// True if \p Call is made on the object whose member function it calls
+/// (`helper()`, `this->helper()`).
+bool isCallOnThis(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  return Member && Member->getImplicitObjectArgument() &&
+         isa<CXXThisExpr>(
+             Member->getImplicitObjectArgument()->IgnoreParenImpCasts());
+}
+
+} // namespace
+
+void EvalModeNotRestoredCheck::forgetTranslationUnit() {
+  Parents.clear();
+  FactsCache.clear();
+  InProgress.clear();
+  Reported.clear();
+}
+
+const EvalModeNotRestoredCheck::Facts &
+EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
+  if (auto It = FactsCache.find(&Fn); It != FactsCache.end())
+    return It->second;
+  Facts F;
+  const ASTContext &Ctx = Fn.getASTContext();
+  // Post-order: a call's arguments before the call, as they run.
+  auto Visit = [&](auto &&Self, const Stmt *S) -> void {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    for (const Stmt *Child : S->children())
+      Self(Self, Child);
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
+      return;
+    llvm::SmallVector<ModeEvent, 2> Events;
+    bool Trains = isTrainingCall(*Call);
+    if (std::optional<ModeEvent> E = directEvent(*Call, Ctx)) {
+      if (E->Model)
+        Events.push_back(*E);
+    } else if (const FunctionDecl *Callee = userCallee(*Call)) {
+      bool CalleeTrains = false;
+      for (const ModeEvent &E : summaryOf(*Callee, CalleeTrains)) {
+        const ValueDecl *Model = nullptr;
+        if (const auto *Param = dyn_cast<ParmVarDecl>(E.Model)) {
+          const unsigned Index = Param->getFunctionScopeIndex();
+          const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+          if (Index + First < Call->getNumArgs())
+            Model = moduleObjectEntity(Call->getArg(Index + First));
+        } else if (isa<FieldDecl>(E.Model) && isCallOnThis(*Call)) {
+          Model = E.Model;
+        }
+        if (Model)
+          Events.push_back({E.What, Model, E.Site});
+      }
+      Trains |= CalleeTrains;
+    }
+    if (Trains)
+      F.Training.push_back(Call);
+    if (!Events.empty()) {
+      F.Order.push_back(Call);
+      F.Events[Call] = std::move(Events);
+    }
+  };
+  Visit(Visit, Fn.getBody());
+  return FactsCache[&Fn] = std::move(F);
+}
+
+llvm::SmallVector<ModeEvent, 2>
+EvalModeNotRestoredCheck::summaryOf(const FunctionDecl &Fn, bool &Trains) {
+  llvm::SmallVector<ModeEvent, 2> Effects;
+  Trains = false;
+  if (!InProgress.insert(&Fn).second)
+    return Effects; // Recursion: nothing known.
+  const Facts &F = factsOf(Fn);
+  InProgress.erase(&Fn);
+  Trains = !F.Training.empty();
+  // Per module parameter or member: what it meets first (train(), or a
+  // training forward) and the mode it is left in.
+  llvm::SmallVector<const ValueDecl *, 2> Models;
+  for (const CallExpr *Call : F.Order)
+    for (const ModeEvent &E : F.Events.find(Call)->second)
+      if (isa<ParmVarDecl, FieldDecl>(E.Model) &&
+          !llvm::is_contained(Models, E.Model))
+        Models.push_back(E.Model);
+  for (const ValueDecl *Model : Models) {
+    const ModeEvent *First = nullptr, *LastMode = nullptr;
+    for (const CallExpr *Call : F.Order)
+      for (const ModeEvent &E : F.Events.find(Call)->second)
+        if (E.Model == Model) {
+          if (!First)
+            First = &E;
+          if (E.What != ModeEvent::Forward)
+            LastMode = &E;
+        }
+    const bool Entry = First->What == ModeEvent::Train ||
+                       (First->What == ModeEvent::Forward && Trains);
+    if (Entry)
+      Effects.push_back({First->What, Model, First->Site});
+    if (LastMode && !(Entry && LastMode == First))
+      Effects.push_back({LastMode->What, Model, LastMode->Site});
+  }
+  return Effects;
+}
+
+void EvalModeNotRestoredCheck::registerMatchers(MatchFinder *Finder) {
+  // Per function with a loop; templates in their written form (dependent
+  // calls by name), their instantiations skipped: one diagnostic each.
+  UserCode.addMatcher(
+      functionDecl(isExpansionInUserCode(), isDefinition(),
+                   unless(ast_matchers::isTemplateInstantiation()),
+                   hasBody(hasDescendant(
+                       stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(),
+                                  doStmt())))))
+          .bind("fn"));
+  UserCode.registerWith(*Finder);
+}
+
+void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (!Fn->getBody() || Fn->isInvalidDecl() || isInTemplateInstantiation(*Fn))
+    return;
+  const Facts &F = factsOf(*Fn);
+  auto InLoop = [&](const Stmt &S, const Stmt *Loop) {
+    return llvm::is_contained(enclosingLoops(S, *Fn, Parents), Loop);
+  };
+
+  std::unique_ptr<CFG> Graph;
+  llvm::DenseMap<const Stmt *, std::pair<const CFGBlock *, unsigned>> Where;
+  for (const CallExpr *Call : F.Order) {
+    const auto &Events = F.Events.find(Call)->second;
+    for (unsigned K = 0; K < Events.size(); ++K) {
+      const ModeEvent &Eval = Events[K];
+      if (Eval.What != ModeEvent::Eval ||
+          Reported.contains(Eval.Site->getBeginLoc()))
+        continue;
+      // The innermost loop around the eval() that trains the same module.
+      const Stmt *TrainingLoop = nullptr;
+      for (const Stmt *Loop : enclosingLoops(*Call, *Fn, Parents)) {
+        bool Trains = llvm::any_of(F.Training, [&](const CallExpr *T) {
+          return InLoop(*T, Loop);
+        });
+        bool Forwards = llvm::any_of(F.Order, [&](const CallExpr *C) {
+          return llvm::any_of(F.Events.find(C)->second,
+                              [&](const ModeEvent &E) {
+                                return E.What == ModeEvent::Forward &&
+                                       E.Model == Eval.Model;
+                              }) &&
+                 InLoop(*C, Loop);
+        });
+        if (Trains && Forwards) {
+          TrainingLoop = Loop;
+          break;
+        }
+      }
+      if (!TrainingLoop)
+        continue;
+      if (!Graph) {
+        CFG::BuildOptions Options;
+        Options.setAllAlwaysAdd();
+        Graph = CFG::buildCFG(Fn, const_cast<Stmt *>(Fn->getBody()),
+                              Result.Context, Options);
+        if (!Graph)
+          return;
+        for (const CFGBlock *B : *Graph)
+          for (unsigned I = 0; I < B->size(); ++I)
+            if (std::optional<CFGStmt> S = (*B)[I].getAs<CFGStmt>())
+              Where.try_emplace(S->getStmt(), B, I);
+      }
+      auto Start = Where.find(Call);
+      if (Start == Where.end())
+        continue;
+
+      // Every path from the eval() on: one that comes round the training
+      // loop to a forward of the same module without meeting train().
+      const CallExpr *TrainedAt = nullptr;
+      llvm::DenseSet<unsigned> Seen; // Block ID * 2 + crossed.
+      llvm::SmallVector<std::tuple<const CFGBlock *, unsigned, unsigned, bool>,
+                        8>
+          Work = {{Start->second.first, Start->second.second, K + 1, false}};
+      while (!Work.empty() && !TrainedAt) {
+        auto [Block, Index, FirstEvent, Crossed] = Work.pop_back_val();
+        bool Alive = true;
+        for (unsigned I = Index; I < Block->size() && Alive && !TrainedAt;
+             ++I, FirstEvent = 0) {
+          std::optional<CFGStmt> S = (*Block)[I].getAs<CFGStmt>();
+          const auto *C = S ? dyn_cast<CallExpr>(S->getStmt()) : nullptr;
+          auto It = C ? F.Events.find(C) : F.Events.end();
+          if (It == F.Events.end())
+            continue;
+          for (unsigned J = FirstEvent; J < It->second.size(); ++J) {
+            const ModeEvent &E = It->second[J];
+            if (E.Model != Eval.Model)
+              continue;
+            // train() restores the mode; another eval() (a frozen teacher
+            // put into eval() before each of its forwards) is what that
+            // forward runs under, not this one.
+            if (E.What != ModeEvent::Forward) {
+              Alive = false;
+              break;
+            }
+            if (E.What == ModeEvent::Forward && Crossed &&
+                InLoop(*C, TrainingLoop)) {
+              TrainedAt = C;
+              break;
+            }
+          }
+        }
+        if (!Alive || TrainedAt)
+          continue;
+        const bool Next = Crossed || Block->getTerminatorStmt() == TrainingLoop;
+        for (const CFGBlock *Succ : Block->succs())
+          if (Succ && Seen.insert(Succ->getBlockID() * 2 + Next).second)
+            Work.push_back({Succ, 0, 0, Next});
+      }
+      if (!TrainedAt)
+        continue;
+      Reported.insert(Eval.Site->getBeginLoc());
+      diag(beginLoc(*Eval.Site),
+           "module put into evaluation mode in a training loop is still in "
+           "evaluation mode when a later iteration trains it, so dropout and "
+           "batch norm train in inference mode; call train() on it before "
+           "training");
+      if (Eval.Site != Call)
+        diag(beginLoc(*Call), "evaluation mode set by this call inside the "
+                              "training loop",
+             DiagnosticIDs::Note);
+      diag(beginLoc(*TrainedAt),
+           "trained here without train() on some path since", DiagnosticIDs::Note);
+    }
+  }
+}
+
+} // namespace clang::tidy::torch

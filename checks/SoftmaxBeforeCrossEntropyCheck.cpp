@@ -1,0 +1,236 @@
+//===--- SoftmaxBeforeCrossEntropyCheck.cpp -------------------------------===//
+//
+// torch-softmax-before-cross-entropy
+//
+//===----------------------------------------------------------------------===//
+
+#include "SoftmaxBeforeCrossEntropyCheck.h"
+#include "utils/analysis/BoundaryGuard.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// What a loss's prediction visibly is.
+enum class Scores { Unknown, Probabilities, LogProbabilities, Logits };
+
+struct Origin {
+  Scores Kind = Scores::Unknown;
+  /// The softmax, log_softmax, linear or forward call that made it.
+  const Expr *Producer = nullptr;
+  /// The producer is the loss's argument as written (no variable, no view,
+  /// no module forward in between): a fix-it can rewrite it in place.
+  bool Inline = true;
+};
+
+constexpr unsigned MaxDepth = 8;
+
+/// The return values of the forward a user module's forward call runs.
+llvm::SmallVector<const Expr *, 2> forwardReturns(const CallExpr &Forward) {
+  llvm::SmallVector<const Expr *, 2> Values;
+  const CXXRecordDecl *Class = forwardModuleClass(Forward);
+  if (!Class || !Class->hasDefinition())
+    return Values;
+  const FunctionDecl *Method = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    Method = Member->getMethodDecl();
+  if (!Method || Method->getParent() != Class)
+    for (const NamedDecl *D : Class->getDefinition()->lookup(
+             &Class->getASTContext().Idents.get("forward")))
+      if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+          M && M->isThisDeclarationADefinition())
+        Method = M;
+  const FunctionDecl *Def = nullptr;
+  if (!Method || !Method->hasBody(Def) || !Def->getBody() ||
+      isInLibTorchHeader(Def->getLocation(),
+                         Def->getASTContext().getSourceManager()))
+    return Values;
+  forEachStmt(Def->getBody(), [&](const Stmt &S) {
+    if (const auto *Ret = dyn_cast<ReturnStmt>(&S))
+      Values.push_back(Ret->getRetValue());
+  });
+  return Values;
+}
+
+/// What \p E is: softmax or log_softmax output, raw scores of a linear layer,
+/// or unknown; through local variables with one definition, views, and the
+/// return values of a user module's forward.
+Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
+    return {};
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Def = VD ? Locals.definitionOf(VD) : nullptr;
+    Origin O = Def ? originOf(Def, Locals, Depth + 1) : Origin{};
+    O.Inline = false;
+    return O;
+  }
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    if (C->is(op::Softmax))
+      return {Scores::Probabilities, E, true};
+    if (C->is(op::LogSoftmax))
+      return {Scores::LogProbabilities, E, true};
+    if (C->is(op::Affine))
+      return {Scores::Logits, E, true};
+    if (C->is(op::ValuePreserving) && !C->is(op::Detach)) {
+      Origin O = originOf(operandOf(*C), Locals, Depth + 1);
+      O.Inline = false;
+      return O;
+    }
+    return {};
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call || !isModuleForwardCall(*Call) || isLossCall(*Call))
+    return {};
+  if (isAffineModuleClass(forwardModuleClass(*Call)))
+    return {Scores::Logits, E, true};
+  // A user module: what every return of its forward is.
+  Origin Result;
+  bool First = true;
+  for (const Expr *Value : forwardReturns(*Call)) {
+    Origin O = originOf(Value, Locals, Depth + 1);
+    if (First)
+      Result = O;
+    else if (O.Kind != Result.Kind)
+      return {};
+    First = false;
+  }
+  Result.Inline = false;
+  return Result;
+}
+
+/// The source text of \p E, or "" when it is not plain file text.
+StringRef sourceText(const Expr &E, const SourceManager &SM,
+                     const LangOptions &LO) {
+  CharSourceRange Range = CharSourceRange::getTokenRange(
+      SourceRange(beginLoc(E), endLoc(E)));
+  if (!Range.getBegin().isFileID() || !Range.getEnd().isFileID())
+    return "";
+  return Lexer::getSourceText(Range, SM, LO);
+}
+
+/// True if the softmax call \p C has only its operand and the dimension
+/// (no dtype): dropping it or renaming it changes nothing else.
+bool hasOnlyDim(const LibTorchCall &C) {
+  const unsigned Written =
+      llvm::count_if(C.Args, [](const Expr *A) {
+        return !isa<CXXDefaultArgExpr>(A);
+      });
+  return Written == (C.Object ? 1u : 2u);
+}
+
+/// The location of the name of the function a LibTorch call invokes.
+SourceLocation calleeNameLoc(const LibTorchCall &C) {
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(C.Member))
+    return Member->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<CXXDependentScopeMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<UnresolvedMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee))
+    return Ref->getLocation();
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+    return ULE->getNameLoc();
+  return {};
+}
+
+AST_MATCHER(CallExpr, takesScores) {
+  StringRef Loss = lossOpName(Node);
+  return !Loss.empty() &&
+         opHas(Loss, op::TakesLogits | op::TakesLogProbabilities);
+}
+
+} // namespace
+
+void SoftmaxBeforeCrossEntropyCheck::registerMatchers(MatchFinder *Finder) {
+  // Templates are checked in their written form (unresolved LibTorch calls
+  // included), once; their instantiations are skipped.
+  UserCode.addMatcher(
+      callExpr(isExpansionInUserCode(),
+               unless(ast_matchers::isInTemplateInstantiation()),
+               takesScores())
+          .bind("loss"));
+  UserCode.registerWith(*Finder);
+}
+
+void SoftmaxBeforeCrossEntropyCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  if (UserCode.handles(Result))
+    return;
+  const auto *Loss = Result.Nodes.getNodeAs<CallExpr>("loss");
+  const SourceManager &SM = *Result.SourceManager;
+  const StringRef LossName = lossOpName(*Loss);
+  const Expr *Prediction = lossPredictionArg(*Loss);
+  if (!Prediction)
+    return;
+  static const llvm::Regex NoEpsilonNames("^$");
+  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames);
+  const Origin O = originOf(Prediction, Locals, 0);
+  const bool TakesLogits = opHas(LossName, op::TakesLogits);
+  const bool Wrong =
+      TakesLogits ? O.Kind == Scores::Probabilities ||
+                        O.Kind == Scores::LogProbabilities
+                  : O.Kind == Scores::Probabilities || O.Kind == Scores::Logits;
+  if (!Wrong || !Reported.insert(SM.getExpansionLoc(beginLoc(*Loss))).second)
+    return;
+
+  const char *Message = nullptr;
+  if (TakesLogits && O.Kind == Scores::Probabilities)
+    Message = "cross_entropy applied to softmax output applies softmax twice, "
+              "so the loss cannot fall below its floor and its gradients "
+              "shrink; pass the logits";
+  else if (TakesLogits)
+    Message = "cross_entropy applies log_softmax itself, so the log_softmax "
+              "before it is redundant; pass the logits";
+  else if (O.Kind == Scores::Probabilities)
+    Message = "nll_loss applied to softmax output takes probabilities for "
+              "log-probabilities, so the loss goes negative and stops "
+              "training; use log_softmax";
+  else
+    Message = "nll_loss applied to raw scores without log_softmax takes them "
+              "for log-probabilities, so the loss is unbounded below; apply "
+              "log_softmax first or use cross_entropy";
+  {
+    auto Diag = diag(beginLoc(*Loss), Message);
+    std::optional<LibTorchCall> Producer =
+        O.Inline && O.Producer ? asLibTorchCall(O.Producer) : std::nullopt;
+    if (Producer && O.Kind != Scores::Logits && hasOnlyDim(*Producer)) {
+      const LangOptions &LO = Result.Context->getLangOpts();
+      if (TakesLogits) {
+        // cross_entropy(softmax(x, 1), y) -> cross_entropy(x, y).
+        StringRef Operand = sourceText(*operandOf(*Producer), SM, LO);
+        if (!Operand.empty() && O.Producer->getBeginLoc().isFileID() &&
+            O.Producer->getEndLoc().isFileID())
+          Diag << FixItHint::CreateReplacement(
+              CharSourceRange::getTokenRange(beginLoc(*O.Producer),
+                                             endLoc(*O.Producer)),
+              Operand);
+      } else if (!Producer->Functional) {
+        // nll_loss(softmax(x, 1), y) -> nll_loss(log_softmax(x, 1), y); the
+        // functional form takes SoftmaxFuncOptions, which log_softmax does
+        // not.
+        SourceLocation Name = calleeNameLoc(*Producer);
+        if (Name.isValid() && Name.isFileID())
+          Diag << FixItHint::CreateReplacement(
+              CharSourceRange::getTokenRange(Name, Name), "log_softmax");
+      }
+    }
+  }
+  if (O.Producer && !O.Inline)
+    diag(beginLoc(*O.Producer),
+         O.Kind == Scores::Probabilities      ? "softmax applied here"
+         : O.Kind == Scores::LogProbabilities ? "log_softmax applied here"
+                                              : "raw scores computed here",
+         DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::torch
