@@ -7,6 +7,7 @@
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
+#include "InplaceOnSavedTensorCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "MissingEpsilonCheck.h"
@@ -28,6 +29,8 @@ public:
         "torch-backward-twice-without-retain-graph");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
+    Factories.registerCheck<InplaceOnSavedTensorCheck>(
+        "torch-inplace-on-saved-tensor");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
     Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
         "torch-loss-accumulated-without-item");

@@ -1,0 +1,71 @@
+//===--- InplaceOnSavedTensorCheck.cpp ------------------------------------===//
+
+#include "InplaceOnSavedTensorCheck.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include <string>
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// How a call is written, for messages: `mul_`, `torch::relu_`, `+=`, `*`.
+std::string spelling(const Expr &E) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+    return getOperatorSpelling(Op->getOperator());
+  if (const auto *Call = dyn_cast<CallExpr>(&E))
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      return isa<CXXMethodDecl>(F) ? F->getNameAsString()
+                                   : F->getQualifiedNameAsString();
+  return "the operation";
+}
+
+/// Where to point at a call: the method name of `y.mul_(2)`, the operator of
+/// `y += 1`, the start of anything else.
+SourceLocation callLoc(const Expr &E) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+    return Op->getOperatorLoc();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&E))
+    if (const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()))
+      return ME->getMemberLoc();
+  return beginLoc(E);
+}
+
+} // namespace
+
+StatementMatcher InplaceOnSavedTensorCheck::functionFilter() const {
+  return callExpr(isInPlaceTensorWrite());
+}
+
+void InplaceOnSavedTensorCheck::checkFunction(
+    const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  for (const AutogradFlow::InPlaceOnSaved &W : Flow.inPlaceWrites()) {
+    if (!isInUserCode(SM.getSpellingLoc(beginLoc(*W.Write)), SM))
+      continue;
+    diag(callLoc(*W.Write),
+         "in-place '%0' changes a tensor that '%1' saved for the backward "
+         "pass, which then throws; compute the new value out of place or "
+         "write into a clone")
+        << spelling(*W.Write) << spelling(*W.Saver);
+    diag(callLoc(*W.Saver),
+         W.SavedOutput ? "'%0' saves its result for the backward pass here"
+                       : "'%0' saves its operands for the backward pass here",
+         DiagnosticIDs::Note)
+        << spelling(*W.Saver);
+    if (isa<ReturnStmt>(W.Use))
+      diag(beginLoc(*W.Use),
+           "the result of forward() is backpropagated by its caller",
+           DiagnosticIDs::Note);
+    else
+      diag(callLoc(*cast<Expr>(W.Use)), "the backward pass that needs it",
+           DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch
