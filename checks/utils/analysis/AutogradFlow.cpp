@@ -943,15 +943,20 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     capEvidence(V);
   newTensor(V);
   // In-place operations return their object; indexing a tensor is a view.
-  const Expr *Target = inPlaceWriteTarget(Call);
-  if (Target && Object) {
-    recordWrite(Call, ObjectValue);
-    V.Same = ObjectValue.Same;
-    V.SavedBy = ObjectValue.SavedBy;
-  } else if (Target && !Args.empty()) {
-    recordWrite(Call, Args[0]);
-    V.Same = Args[0].Same;
-    V.SavedBy = Args[0].SavedBy;
+  if (const Expr *Target = inPlaceWriteTarget(Call)) {
+    // The object, an argument (torch::relu_(y)), or the base of a member
+    // call still unresolved in a template (not visited yet).
+    Value TargetValue;
+    if (Target == Object)
+      TargetValue = ObjectValue;
+    else if (auto It = llvm::find(Call.arguments(), Target);
+             It != Call.arg_end())
+      TargetValue = Args[It - Call.arg_begin()];
+    else
+      TargetValue = visit(Target);
+    recordWrite(Call, TargetValue);
+    V.Same = TargetValue.Same;
+    V.SavedBy = TargetValue.SavedBy;
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
              Op && Op->getOperator() == OO_Subscript && !Args.empty() &&
              isTensorType(Op->getArg(0)->getType())) {

@@ -443,13 +443,17 @@ const Expr *inPlaceWriteTarget(const CallExpr &Call) {
       return nullptr;
     }
   }
-  const OpInfo *Info = tensorOpOf(Call);
+  // Also a call still unresolved in a template (`y.mul_(k)` with a dependent
+  // k), when every candidate is LibTorch's; not a member of an operand of
+  // dependent type, which may be anything.
+  std::optional<LibTorchCall> C = asLibTorchCall(&Call);
+  if (!C || isa<CXXDependentScopeMemberExpr>(C->Member))
+    return nullptr;
+  const OpInfo *Info = lookupOp(C->Name);
   if (!Info || !(Info->Roles & op::InPlace) ||
       (Info->Roles & (op::KeepsValues | op::RemovesHistory)))
     return nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-    return Member->getImplicitObjectArgument();
-  return Call.getNumArgs() > 0 ? Call.getArg(0) : nullptr;
+  return operandOf(*C);
 }
 
 bool isHistoryRemovingCall(const CallExpr &Call) {
