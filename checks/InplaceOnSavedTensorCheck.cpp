@@ -14,14 +14,17 @@ namespace clang::tidy::torch {
 
 namespace {
 
-/// How a call is written, for messages: `mul_`, `torch::relu_`, `+=`, `*`.
+/// How a call is written, for messages: `mul_`, `at::relu_`, `+=`, `*`.
 std::string spelling(const Expr &E) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
     return getOperatorSpelling(Op->getOperator());
-  if (const auto *Call = dyn_cast<CallExpr>(&E))
+  if (const auto *Call = dyn_cast<CallExpr>(&E)) {
     if (const FunctionDecl *F = Call->getDirectCallee())
       return isa<CXXMethodDecl>(F) ? F->getNameAsString()
                                    : F->getQualifiedNameAsString();
+    if (std::optional<LibTorchCall> C = asLibTorchCall(Call))
+      return C->Name.str(); // still unresolved in a template
+  }
   return "the operation";
 }
 
@@ -30,9 +33,13 @@ std::string spelling(const Expr &E) {
 SourceLocation callLoc(const Expr &E) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
     return Op->getOperatorLoc();
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&E))
-    if (const auto *ME = dyn_cast<MemberExpr>(Member->getCallee()))
+  if (const auto *Call = dyn_cast<CallExpr>(&E)) {
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(Callee))
       return ME->getMemberLoc();
+    if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee))
+      return UME->getMemberLoc();
+  }
   return beginLoc(E);
 }
 
@@ -53,11 +60,12 @@ void InplaceOnSavedTensorCheck::checkFunction(
          "pass, which then throws; compute the new value out of place or "
          "write into a clone")
         << spelling(*W.Write) << spelling(*W.Saver);
-    diag(callLoc(*W.Saver),
-         W.SavedOutput ? "'%0' saves its result for the backward pass here"
-                       : "'%0' saves its operands for the backward pass here",
+    diag(callLoc(*W.Saver), "'%0' saves its %1 for the backward pass here",
          DiagnosticIDs::Note)
-        << spelling(*W.Saver);
+        << spelling(*W.Saver)
+        << (W.SavedOutput                                   ? "result"
+            : (savingRolesOf(*W.Saver) & op::SavesOperands) ? "operands"
+                                                            : "input");
     if (isa<ReturnStmt>(W.Use))
       diag(beginLoc(*W.Use),
            "the result of forward() is backpropagated by its caller",

@@ -56,6 +56,7 @@ void savedInput(torch::nn::Linear &model, torch::Tensor x) {
   auto y = h.log(); // log saves its input
   h.mul_(2);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place 'mul_' changes a tensor that 'log' saved
+  // CHECK-MESSAGES: :[[@LINE-3]]:14: note: 'log' saves its input for the backward pass here
   auto m = torch::ones({3, 3});
   auto z = m.mm(h);
   m.sigmoid_();

@@ -447,7 +447,7 @@ const Expr *inPlaceWriteTarget(const CallExpr &Call) {
   // k), when every candidate is LibTorch's; not a member of an operand of
   // dependent type, which may be anything.
   std::optional<LibTorchCall> C = asLibTorchCall(&Call);
-  if (!C || isa<CXXDependentScopeMemberExpr>(C->Member))
+  if (!C || isa_and_nonnull<CXXDependentScopeMemberExpr>(C->Member))
     return nullptr;
   const OpInfo *Info = lookupOp(C->Name);
   if (!Info || !(Info->Roles & op::InPlace) ||

@@ -220,6 +220,7 @@ public:
   Tensor &operator+=(Scalar) { return *this; }
   Tensor &operator-=(const Tensor &) { return *this; }
   Tensor &operator*=(const Tensor &) { return *this; }
+  Tensor &operator*=(Scalar) { return *this; }
   Tensor &operator/=(const Tensor &) { return *this; }
   Tensor operator-() const { return *this; }
   Tensor operator[](int64_t) const { return *this; }
