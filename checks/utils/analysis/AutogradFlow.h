@@ -23,7 +23,13 @@
 //    fresh graph, so recomputation between passes and reassignment inside a
 //    loop are not second passes;
 //  * which variables and fields reach a backward pass at all (what a loss is
-//    built from), flow-insensitively.
+//    built from), flow-insensitively;
+//  * which tensors an operation saved for its backward (the op table's
+//    SavesOutput / SavesInput / SavesOperands, when the evidence of history
+//    says autograd records it), which in-place writes change a saved tensor
+//    (through a reference, a copy of the handle, `[]` or detach()), and
+//    whether a later backward pass (or the return from a module's forward())
+//    needs what was saved.
 //
 // Abstraction: a definition site (a declaration or assignment of a local
 // tensor variable) stands for every value it produces. The state at a program
