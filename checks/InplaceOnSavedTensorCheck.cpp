@@ -53,7 +53,9 @@ void InplaceOnSavedTensorCheck::checkFunction(
     const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   for (const AutogradFlow::InPlaceOnSaved &W : Flow.inPlaceWrites()) {
-    if (!isInUserCode(SM.getSpellingLoc(beginLoc(*W.Write)), SM))
+    // Nothing from half-understood code: a write with a broken argument.
+    if (W.Write->containsErrors() ||
+        !isInUserCode(SM.getSpellingLoc(beginLoc(*W.Write)), SM))
       continue;
     diag(callLoc(*W.Write),
          "in-place '%0' changes a tensor that '%1' saved for the backward "
