@@ -224,6 +224,19 @@ void inference(torch::nn::Linear &model, torch::Tensor x) {
   y.mul_(2);
 }
 
+// A write on a path that skips the backward pass: the next iteration saves a
+// new tensor, and its backward pass does not need the one written into.
+void skipped(torch::nn::Linear &model, torch::Tensor x, bool c) {
+  for (int i = 0; i < 3; ++i) {
+    auto y = model(x).sigmoid();
+    if (c) {
+      y.mul_(2);
+      continue;
+    }
+    y.sum().backward();
+  }
+}
+
 // A user function of the same name is not LibTorch's.
 namespace user {
 torch::Tensor sigmoid(const torch::Tensor &t) { return t; }
