@@ -8,6 +8,7 @@
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
+#include "InplaceOnSavedTensorCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
 #include "MissingEpsilonCheck.h"
@@ -34,6 +35,8 @@ public:
         "torch-eval-loop-without-no-grad");
     Factories.registerCheck<EvalModeNotRestoredCheck>(
         "torch-eval-mode-not-restored");
+    Factories.registerCheck<InplaceOnSavedTensorCheck>(
+        "torch-inplace-on-saved-tensor");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");
     Factories.registerCheck<LossAccumulatedWithoutItemCheck>(
         "torch-loss-accumulated-without-item");

@@ -186,6 +186,44 @@ private:
   llvm::SmallVector<Mark, 2> Marks;
 };
 
+/// A set of pairs of ids, sorted: which definitions an operation saved for
+/// its backward (definition, saver), and which in-place writes changed a
+/// saved tensor (write, saver).
+class PairSet {
+public:
+  using Pair = std::pair<unsigned, unsigned>;
+  auto begin() const { return Pairs.begin(); }
+  auto end() const { return Pairs.end(); }
+  void insert(unsigned A, unsigned B) {
+    Pair P{A, B};
+    auto It = std::lower_bound(Pairs.begin(), Pairs.end(), P);
+    if (It == Pairs.end() || *It != P)
+      Pairs.insert(It, P);
+  }
+  void insertAll(const PairSet &O) {
+    if (O.Pairs.empty() || O.Pairs == Pairs)
+      return;
+    for (const Pair &P : O.Pairs)
+      insert(P.first, P.second);
+  }
+  /// The second ids of the pairs whose first id is \p A.
+  void secondsOf(unsigned A, DefSet &Out) const {
+    for (auto It = std::lower_bound(Pairs.begin(), Pairs.end(), Pair{A, 0});
+         It != Pairs.end() && It->first == A; ++It)
+      Out.insert(It->second);
+  }
+  void eraseFirst(unsigned A) {
+    llvm::erase_if(Pairs, [&](const Pair &P) { return P.first == A; });
+  }
+  void eraseSeconds(const DefSet &Bs) {
+    llvm::erase_if(Pairs, [&](const Pair &P) { return Bs.count(P.second); });
+  }
+  bool operator==(const PairSet &O) const { return Pairs == O.Pairs; }
+
+private:
+  llvm::SmallVector<Pair, 2> Pairs;
+};
+
 /// What the analysis knows about the value of an expression.
 struct Value {
   /// How strong the evidence is that the value is a tensor with autograd
@@ -208,12 +246,24 @@ struct Value {
   /// The definitions in Graph whose graph, as this value reaches it, may have
   /// been freed.
   FreedSet Freed;
+  /// The value is the very tensor (or a view of it, sharing its version
+  /// counter) that these definitions produced ...
+  DefSet Same;
+  /// ... and these savers (an operation that saved a tensor for its
+  /// backward) saved it.
+  DefSet SavedBy;
+  /// The savers whose result the value is computed from (by differentiable
+  /// operations): a backward pass from it needs what they saved.
+  DefSet Savers;
 
   void join(const Value &Other) {
     History = std::max(History, Other.History);
     Backpropagated |= Other.Backpropagated;
     Graph.insertAll(Other.Graph);
     Freed.insertAll(Other.Freed);
+    Same.insertAll(Other.Same);
+    SavedBy.insertAll(Other.SavedBy);
+    Savers.insertAll(Other.Savers);
     if (!FromValues) {
       FromValues = Other.FromValues;
       ValuesRead = Other.ValuesRead;
@@ -253,14 +303,18 @@ struct TensorFacts {
   /// with the values of the path that freed it (`if (c) a = f(x);` does not
   /// pair this iteration's fresh `a` with the previous iteration's freed one).
   FreedSet Freed;
+  /// The savers whose result the variable's value is computed from.
+  DefSet Savers;
 
   bool operator==(const TensorFacts &O) const {
-    return Reaching == O.Reaching && Graph == O.Graph && Freed == O.Freed;
+    return Reaching == O.Reaching && Graph == O.Graph && Freed == O.Freed &&
+           Savers == O.Savers;
   }
   void join(const TensorFacts &O) {
     Reaching.insertAll(O.Reaching);
     Graph.insertAll(O.Graph);
     Freed.insertAll(O.Freed);
+    Savers.insertAll(O.Savers);
   }
 };
 
@@ -328,12 +382,20 @@ struct State {
   TensorMap Tensors;
   /// Host variables that may hold values read out of a tensor with history.
   std::map<const VarDecl *, const Expr *> Taint;
+  /// (definition, saver): the saver saved the definition's tensor for its
+  /// backward, which has not run yet.
+  PairSet Saved;
+  /// (write, saver): an in-place write changed a tensor the saver saved.
+  PairSet Pending;
 
   bool operator==(const State &O) const {
-    return Tensors == O.Tensors && Taint == O.Taint;
+    return Tensors == O.Tensors && Taint == O.Taint && Saved == O.Saved &&
+           Pending == O.Pending;
   }
   void join(const State &O) {
     Tensors.join(O.Tensors);
+    Saved.insertAll(O.Saved);
+    Pending.insertAll(O.Pending);
     for (const auto &[Var, Read] : O.Taint)
       Taint.emplace(Var, Read);
   }
@@ -372,6 +434,9 @@ Value filterByType(Value V, QualType T) {
     V.History = HistoryEvidence::None;
     V.Backpropagated = false;
     V.Graph.clear();
+    V.Same.clear();
+    V.SavedBy.clear();
+    V.Savers.clear();
     V.FromValues = nullptr;
     V.ValuesRead = nullptr;
   }
@@ -424,6 +489,18 @@ const Expr *passRootOf(const CallExpr &Pass) {
 void capEvidence(Value &V) {
   V.History = std::min(V.History, HistoryEvidence::Possible);
   V.Backpropagated = false;
+  V.Savers.clear();
+}
+
+/// A new tensor: not the tensor of any definition, saved by nobody.
+void newTensor(Value &V) {
+  V.Same.clear();
+  V.SavedBy.clear();
+}
+
+/// Evidence that a tensor requires grad where an operation uses it.
+bool requiresGrad(const Value &V) {
+  return V.History == HistoryEvidence::Evident || V.Backpropagated;
 }
 
 /// Nodes that denote the same tensor as their operand: parentheses, implicit
@@ -509,6 +586,13 @@ private:
   State *S = nullptr;
   llvm::SmallPtrSet<const Stmt *, 8> Reported;
   llvm::DenseMap<const CallExpr *, bool> NoGrad;
+  /// Savers (an operation that saved its result, or its operands, for its
+  /// backward) and in-place writes, by id.
+  std::vector<std::pair<const CallExpr *, bool>> Savers;
+  std::map<std::pair<const CallExpr *, bool>, unsigned> SaverIds;
+  std::vector<const Expr *> Writes;
+  llvm::DenseMap<const Expr *, unsigned> WriteIds;
+  llvm::SmallPtrSet<const Expr *, 4> ReportedWrites;
   /// Parents inside the body (and, for a lambda, the function around it):
   /// for the grad-mode guards in scope of a call.
   BodyParents Scopes;
@@ -557,6 +641,64 @@ private:
     Facts.Freed = V.Freed;
     Facts.Freed.erase(Id);
     Facts.Freed.keepOnly(Facts.Graph);
+    Facts.Savers = V.Savers;
+    // The site's new value is saved by whoever saved the tensor it is.
+    S->Saved.eraseFirst(Id);
+    for (unsigned Saver : V.SavedBy)
+      S->Saved.insert(Id, Saver);
+  }
+
+  unsigned saverId(const CallExpr &Call, bool Output) {
+    auto [It, Inserted] = SaverIds.try_emplace({&Call, Output}, Savers.size());
+    if (Inserted)
+      Savers.push_back({&Call, Output});
+    return It->second;
+  }
+
+  /// \p Write writes in place into \p Target: if an operation saved that
+  /// tensor for its backward, the backward fails once it needs it.
+  void recordWrite(const Expr &Write, const Value &Target) {
+    if (Target.SavedBy.empty())
+      return;
+    auto [It, Inserted] = WriteIds.try_emplace(&Write, Writes.size());
+    if (Inserted)
+      Writes.push_back(&Write);
+    for (unsigned Saver : Target.SavedBy)
+      S->Pending.insert(It->second, Saver);
+  }
+
+  /// A backward pass (or the return from forward()) at \p Use needs what
+  /// \p Needed saved: the in-place writes into those tensors are reported.
+  void reportWrites(const DefSet &Needed, const Stmt &Use) {
+    if (!Reporting)
+      return;
+    for (const auto &[WriteId, SaverId] : S->Pending) {
+      if (!Needed.count(SaverId) || !ReportedWrites.insert(Writes[WriteId]).second)
+        continue;
+      AutogradFlow::InPlaceOnSaved R;
+      R.Write = Writes[WriteId];
+      R.Saver = Savers[SaverId].first;
+      R.SavedOutput = Savers[SaverId].second;
+      R.Use = &Use;
+      Out.InPlaceWrites.push_back(R);
+    }
+  }
+
+  void recordSaving(const CallExpr &Call, const Value &ObjectValue,
+                    llvm::ArrayRef<Value> Args, Value &Result);
+
+  /// The local tensor variable a reference variable is bound to
+  /// (`auto &y = x;`), or null.
+  const VarDecl *referent(const VarDecl *Var) const {
+    if (!isLocal(Var) || !Var->getType()->isReferenceType() || !Var->getInit())
+      return nullptr;
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Var->getInit()->IgnoreParenImpCasts());
+    const auto *To = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return isLocal(To) && !To->getType()->isReferenceType() &&
+                   isTensorType(To->getType())
+               ? To
+               : nullptr;
   }
 
   /// backward() runs on the values definition \p Id produces.
@@ -602,6 +744,16 @@ private:
         }
       }
       V.Freed = Facts->Freed;
+      V.Savers = Facts->Savers;
+      // The tensor itself: a reference denotes the variable it is bound to.
+      const TensorFacts *Own = Facts;
+      if (const VarDecl *To = referent(Var))
+        Own = S->Tensors.find(To);
+      if (Own)
+        for (unsigned Id : Own->Reaching) {
+          V.Same.insert(Id);
+          S->Saved.secondsOf(Id, V.SavedBy);
+        }
       return V;
     }
     auto It = S->Taint.find(Var);
@@ -668,8 +820,10 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
     return filterByType(visitCall(*Call), Call->getType());
   Value V = visitChildren(*E);
   // Only nodes that denote the same tensor pass the evidence on as it is.
-  if (!isTransparent(*E))
+  if (!isTransparent(*E)) {
     capEvidence(V);
+    newTensor(V);
+  }
   if (isa<MemberExpr>(E))
     V.join(outsideValue(E->getType()));
   return filterByType(V, E->getType());
@@ -684,8 +838,15 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
     if (!isLocal(Var))
       return R;
     if (isTensorValued(Var->getType())) {
-      if (Compound)
-        R.join(valueOfVariable(Var));
+      if (Compound) {
+        // `x += y` writes into x's tensor, which stays the same tensor.
+        Value Old = valueOfVariable(Var);
+        if (isa<CXXOperatorCallExpr>(Site))
+          recordWrite(Site, Old);
+        R.join(Old);
+        R.Same = Old.Same;
+        R.SavedBy = Old.SavedBy;
+      }
       define(Var, &Site, beginLoc(Site), R);
       return valueOfVariable(Var);
     }
@@ -697,6 +858,9 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
   }
   // A store into an element: v[i] = x, *p = x, acc[i][j] = x.
   Value L = visit(&LHS);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Site);
+      Op && inPlaceWriteTarget(*Op))
+    recordWrite(Site, L);
   const VarDecl *Stored = storedVariableOf(&LHS);
   if (R.Taint && isLocal(Stored) && !isTensorValued(Stored->getType()))
     S->Taint.emplace(Stored, R.Taint);
@@ -734,7 +898,10 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     std::optional<bool> CreateGraph = constantFlag(Create, Ctx, Empty);
     if (!Create || (CreateGraph && !*CreateGraph))
       return {};
-    return AllArgs;
+    Value V = AllArgs;
+    newTensor(V);
+    V.Savers.clear();
+    return V;
   }
 
   if (isTensorValueReadCall(Call)) {
@@ -746,12 +913,21 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   // detach()/item() and fresh tensors (zeros_like(x), full_like(x, 1), ...)
   // carry no history, whatever their operands had.
   if (isHistoryRemovingCall(Call) || isTensorFactoryCall(Call) ||
-      removesHistoryAsWritten(Call))
-    return {};
+      removesHistoryAsWritten(Call)) {
+    // detach() shares the tensor's storage and version counter.
+    Value V;
+    if (const OpInfo *Info = tensorOpOf(Call);
+        Info && (Info->Roles & op::Detach)) {
+      V.Same = ObjectValue.Same;
+      V.SavedBy = ObjectValue.SavedBy;
+    }
+    return V;
+  }
 
   if (isModuleForwardCall(Call) || isLossCall(Call)) {
     Value V = AllArgs;
     V.Taint = nullptr;
+    newTensor(V);
     if (isLossCall(Call)) {
       const Expr *Prediction = lossPredictionArg(Call);
       for (unsigned I = 0; I < Call.getNumArgs(); ++I)
@@ -816,6 +992,30 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   V.join(ObjectValue);
   if (!keepsEvidence(Call))
     capEvidence(V);
+  newTensor(V);
+  // In-place operations return their object; indexing a tensor is a view.
+  if (const Expr *Target = inPlaceWriteTarget(Call)) {
+    // The object, an argument (torch::relu_(y)), or the base of a member
+    // call still unresolved in a template (not visited yet).
+    Value TargetValue;
+    if (Target == Object)
+      TargetValue = ObjectValue;
+    else if (auto It = llvm::find(Call.arguments(), Target);
+             It != Call.arg_end())
+      TargetValue = Args[It - Call.arg_begin()];
+    else
+      TargetValue = visit(Target);
+    recordWrite(Call, TargetValue);
+    V.Same = TargetValue.Same;
+    V.SavedBy = TargetValue.SavedBy;
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+             Op && Op->getOperator() == OO_Subscript && !Args.empty() &&
+             isTensorType(Op->getArg(0)->getType())) {
+    V.Same = Args[0].Same;
+    V.SavedBy = Args[0].SavedBy;
+  }
+  if (!underNoGradGuard(Call) && savingRolesOf(Call))
+    recordSaving(Call, ObjectValue, Args, V);
   return V;
 }
 
@@ -851,15 +1051,66 @@ std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
   return V;
 }
 
+void AutogradFlowBuilder::recordSaving(const CallExpr &Call,
+                                       const Value &ObjectValue,
+                                       llvm::ArrayRef<Value> Args,
+                                       Value &Result) {
+  const std::uint64_t Roles = savingRolesOf(Call);
+  // The tensor operands (a scalar operand saves nothing and needs nothing).
+  llvm::SmallVector<const Value *, 3> Operands;
+  if (isa<CXXMemberCallExpr>(&Call))
+    Operands.push_back(&ObjectValue);
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Args.size(); ++I) {
+    QualType T = Call.getArg(I)->getType();
+    if (isTensorType(T) || T->isDependentType())
+      Operands.push_back(&Args[I]);
+  }
+  unsigned NeedGrad = llvm::count_if(
+      Operands, [](const Value *V) { return requiresGrad(*V); });
+  bool Saves = false;
+  auto Save = [&](const Value &Operand) {
+    unsigned Id = saverId(Call, /*Output=*/false);
+    for (unsigned Def : Operand.Same)
+      S->Saved.insert(Def, Id);
+    Saves = true;
+  };
+  for (const Value *Operand : Operands) {
+    const unsigned Others = NeedGrad - (requiresGrad(*Operand) ? 1 : 0);
+    if (((Roles & op::SavesInput) && requiresGrad(*Operand)) ||
+        ((Roles & op::SavesOperands) && Others > 0))
+      Save(*Operand);
+  }
+  if (Saves)
+    Result.Savers.insert(saverId(Call, /*Output=*/false));
+  if ((Roles & op::SavesOutput) && NeedGrad > 0) {
+    unsigned Id = saverId(Call, /*Output=*/true);
+    Result.Same.clear();
+    Result.SavedBy = DefSet{Id};
+    Result.Savers.insert(Id);
+    Saves = true;
+  }
+  if (!Saves)
+    return;
+  // Executed again (in a loop): writes into what its previous execution
+  // saved no longer concern the graph it builds now.
+  DefSet Again;
+  for (bool Output : {false, true})
+    if (auto It = SaverIds.find({&Call, Output}); It != SaverIds.end())
+      Again.insert(It->second);
+  S->Pending.eraseSeconds(Again);
+}
+
 void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   // The backpropagated tensor itself is part of the graph even without other
   // evidence: backward() on it is evidence of history.
   DefSet Reach = Root.Graph;
   DefSet RootDefs;
   FreedSet Freed = Root.Freed;
+  DefSet Needed = Root.Savers;
   if (const VarDecl *Var = soleVariableOf(passRootOf(Call)); isLocal(Var)) {
     if (const TensorFacts *Facts = S->Tensors.find(Var)) {
       Freed.insertAll(Facts->Freed);
+      Needed.insertAll(Facts->Savers);
       for (unsigned Id : Facts->Reaching) {
         Reach.insert(Id);
         RootDefs.insert(Id);
@@ -869,6 +1120,14 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   }
 
   reportBroken(Root, Call, AutogradFlow::GradientUse::Backpropagated);
+
+  // The pass needs what the savers of its graph saved; once it ran without
+  // retaining the graph, those tensors are free to change.
+  reportWrites(Needed, Call);
+  if (graphRetentionOf(Call, Ctx) != GraphRetention::Retains) {
+    S->Pending.eraseSeconds(Needed);
+    S->Saved.eraseSeconds(Needed);
+  }
 
   if (Reporting && !Reported.count(&Call)) {
     // Name the backpropagated tensor itself if its graph was freed, else the
@@ -933,8 +1192,11 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
   }
   if (const auto *Return = dyn_cast<ReturnStmt>(&Root)) {
     Value V = visit(Return->getRetValue());
-    if (IsForward)
+    if (IsForward) {
       reportBroken(V, *Return, AutogradFlow::GradientUse::ReturnedFromForward);
+      // The caller backpropagates forward()'s result.
+      reportWrites(V.Savers, *Return);
+    }
     if (Reporting) {
       Out.Result.History = std::max(Out.Result.History, V.History);
       if (!Out.Result.FromValues) {
@@ -1075,6 +1337,9 @@ bool AutogradFlowBuilder::run() {
   llvm::sort(Out.SecondPasses, [&](const auto &A, const auto &B) {
     return SM.isBeforeInTranslationUnit(beginLoc(*A.Failing),
                                         beginLoc(*B.Failing));
+  });
+  llvm::sort(Out.InPlaceWrites, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Write), beginLoc(*B.Write));
   });
   llvm::sort(Out.BrokenGraphs, [&](const auto &A, const auto &B) {
     return SM.isBeforeInTranslationUnit(beginLoc(*A.Construction),

@@ -23,7 +23,13 @@
 //    fresh graph, so recomputation between passes and reassignment inside a
 //    loop are not second passes;
 //  * which variables and fields reach a backward pass at all (what a loss is
-//    built from), flow-insensitively.
+//    built from), flow-insensitively;
+//  * which tensors an operation saved for its backward (the op table's
+//    SavesOutput / SavesInput / SavesOperands, when the evidence of history
+//    says autograd records it), which in-place writes change a saved tensor
+//    (through a reference, a copy of the handle, `[]` or detach()), and
+//    whether a later backward pass (or the return from a module's forward())
+//    needs what was saved.
 //
 // Abstraction: a definition site (a declaration or assignment of a local
 // tensor variable) stands for every value it produces. The state at a program
@@ -132,6 +138,22 @@ public:
     Callee
   };
 
+  /// An in-place write into a tensor that an operation saved for its
+  /// backward, before a backward pass that needs it ("one of the variables
+  /// needed for gradient computation has been modified by an inplace
+  /// operation").
+  struct InPlaceOnSaved {
+    /// The in-place call or operator (`y.mul_(2)`, `y += 1`, `y[0] = 0`).
+    const Expr *Write = nullptr;
+    /// The operation that saved the tensor.
+    const CallExpr *Saver = nullptr;
+    /// The tensor is the saver's result (else one of its operands).
+    bool SavedOutput = false;
+    /// The backward pass that needs it, or the return from a module's
+    /// forward() (the caller backpropagates the result).
+    const Stmt *Use = nullptr;
+  };
+
   /// Runs the analysis over the body of \p F. Returns null if the CFG cannot
   /// be built (e.g. for some invalid code).
   static std::unique_ptr<AutogradFlow>
@@ -149,6 +171,10 @@ public:
   llvm::ArrayRef<SecondPass> secondPasses() const { return SecondPasses; }
   /// Broken graphs, one per construction call.
   llvm::ArrayRef<BrokenGraph> brokenGraphs() const { return BrokenGraphs; }
+  /// In-place writes into saved tensors, in source order, one per write.
+  llvm::ArrayRef<InPlaceOnSaved> inPlaceWrites() const {
+    return InPlaceWrites;
+  }
 
   /// The evidence that \p E, an expression of the analysed function (as
   /// written or with its implicit nodes), has autograd history where it is
@@ -194,6 +220,7 @@ private:
   const FunctionDecl *Function = nullptr;
   llvm::SmallVector<SecondPass, 2> SecondPasses;
   llvm::SmallVector<BrokenGraph, 2> BrokenGraphs;
+  llvm::SmallVector<InPlaceOnSaved, 1> InPlaceWrites;
   /// Per expression with any evidence, at the fixpoint.
   llvm::DenseMap<const Expr *, Evidence> ExprEvidence;
   /// reachesBackwardPass, computed on first use.

@@ -509,6 +509,58 @@ const OpInfo *tensorOpOf(const CallExpr &Call) {
   return nullptr;
 }
 
+std::uint64_t savingRolesOf(const CallExpr &Call) {
+  constexpr std::uint64_t Saving =
+      op::SavesOutput | op::SavesInput | op::SavesOperands;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    if (!isTensorType(Op->getType()))
+      return 0;
+    StringRef Name = Op->getOperator() == OO_Star    ? "mul"
+                     : Op->getOperator() == OO_Slash ? "div"
+                                                     : "";
+    const OpInfo *Info = Name.empty() ? nullptr : lookupOp(Name);
+    return Info ? Info->Roles & Saving : 0;
+  }
+  const OpInfo *Info = tensorOpOf(Call);
+  return Info ? Info->Roles & Saving : 0;
+}
+
+const Expr *inPlaceWriteTarget(const CallExpr &Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    if (Op->getNumArgs() != 2 || !isTensorType(Op->getArg(0)->getType()))
+      return nullptr;
+    switch (Op->getOperator()) {
+    case OO_PlusEqual:
+    case OO_MinusEqual:
+    case OO_StarEqual:
+    case OO_SlashEqual:
+      return Op->getArg(0);
+    case OO_Equal: {
+      // Tensor::operator=(...) && writes into the tensor; the lvalue
+      // overloads rebind the handle.
+      const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+      return M && M->getRefQualifier() == RQ_RValue &&
+                     isTensorClass(M->getParent())
+                 ? Op->getArg(0)
+                 : nullptr;
+    }
+    default:
+      return nullptr;
+    }
+  }
+  // Also a call still unresolved in a template (`y.mul_(k)` with a dependent
+  // k), when every candidate is LibTorch's; not a member of an operand of
+  // dependent type, which may be anything.
+  std::optional<LibTorchCall> C = asLibTorchCall(&Call);
+  if (!C || isa_and_nonnull<CXXDependentScopeMemberExpr>(C->Member))
+    return nullptr;
+  const OpInfo *Info = lookupOp(C->Name);
+  if (!Info || !(Info->Roles & op::InPlace) ||
+      (Info->Roles & (op::KeepsValues | op::RemovesHistory)))
+    return nullptr;
+  return operandOf(*C);
+}
+
 bool isHistoryRemovingCall(const CallExpr &Call) {
   StringRef Name = tensorMethodName(Call);
   return !Name.empty() && opHas(Name, op::RemovesHistory);

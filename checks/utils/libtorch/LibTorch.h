@@ -145,6 +145,18 @@ const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
 /// operations the table does not know.
 const OpInfo *tensorOpOf(const CallExpr &Call);
 
+/// The roles of a tensor operation that saves tensors for its backward
+/// (op::SavesOutput, op::SavesInput, op::SavesOperands): tensorOpOf's, and
+/// those of mul and div for `a * b` and `a / b` on tensors; 0 otherwise.
+std::uint64_t savingRolesOf(const CallExpr &Call);
+
+/// The tensor an in-place write changes, or null if \p Call is none: an
+/// in-place operation that changes values (op::InPlace without
+/// op::KeepsValues: `x.mul_(2)`, `torch::relu_(x)`, `x.copy_(y)`), a compound
+/// assignment on a tensor (`x += y`), or an assignment into a tensor
+/// temporary (`x[0] = v`: Tensor::operator= on an rvalue writes in place).
+const Expr *inPlaceWriteTarget(const CallExpr &Call);
+
 /// A call on an at::Tensor that returns a value without autograd history
 /// (op::RemovesHistory: detach(), item(), data(), data_ptr()).
 bool isHistoryRemovingCall(const CallExpr &Call);
@@ -280,6 +292,9 @@ AST_MATCHER(CallExpr, isBackward) { return isBackwardCall(Node); }
 AST_MATCHER(CallExpr, isAutogradGrad) { return isAutogradGradCall(Node); }
 AST_MATCHER(CallExpr, isOptimizerStep) { return isOptimizerStepCall(Node); }
 AST_MATCHER(CallExpr, isHistoryRemoving) { return isHistoryRemovingCall(Node); }
+AST_MATCHER(CallExpr, isInPlaceTensorWrite) {
+  return inPlaceWriteTarget(Node) != nullptr;
+}
 AST_MATCHER(CallExpr, isTensorFromValues) {
   return isTensorFromValuesCall(Node);
 }

@@ -48,6 +48,21 @@ enum Role : std::uint64_t {
   /// In place, but every value stays as it was (unsqueeze_, detach_).
   KeepsValues = 1ull << 7,
 
+  // --- What the backward pass needs (derivatives.yaml, measured on LibTorch
+  // 1.13 by test/runtime/torch-inplace-on-saved-tensor_test.cpp) -----------
+  /// Saves its result for its backward (sigmoid, tanh, exp, relu, softmax,
+  /// log_softmax, sqrt, rsqrt, norm): writing into the result in place before
+  /// the backward makes it throw.
+  SavesOutput = 1ull << 40,
+  /// Saves its own input for its own gradient (log, sin, cos, abs, square,
+  /// norm, pow with a scalar exponent): the input is saved when it requires
+  /// grad.
+  SavesInput = 1ull << 41,
+  /// Saves each tensor operand for the gradient of the other one (mul, div,
+  /// mm, bmm, matmul, linear): an operand is saved when another tensor
+  /// operand requires grad; a scalar operand saves nothing.
+  SavesOperands = 1ull << 42,
+
   // --- Values and boundaries ------------------------------------------------
   /// A view or copy of the operand's values (shape, dtype, device,
   /// selection): how close to a boundary the values are is unchanged.

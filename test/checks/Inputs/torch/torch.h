@@ -118,6 +118,12 @@ public:
 class Tensor : public TensorBase {
 public:
   Tensor() {}
+  Tensor(const Tensor &) = default;
+  // torch-inplace-on-saved-tensor: assigning to an lvalue rebinds the handle,
+  // assigning to a temporary (`t[0] = v`) writes in place (fill_/copy_).
+  Tensor &operator=(const Tensor &) & = default;
+  Tensor &operator=(Scalar) && { return *this; }
+  Tensor &operator=(const Tensor &) && { return *this; }
 
   // Autograd.
   void backward(const Tensor &gradient = {},
@@ -206,11 +212,22 @@ public:
   Tensor &sub_(const Tensor &) { return *this; }
   Tensor &mul_(Scalar) { return *this; }
   Tensor &zero_() { return *this; }
+  // torch-inplace-on-saved-tensor.
+  const Tensor &mul_(const Tensor &) const { return *this; }
+  const Tensor &fill_(Scalar) const { return *this; }
+  Tensor &copy_(const Tensor &, bool non_blocking = false) { return *this; }
+  const Tensor &relu_() const { return *this; }
+  const Tensor &sigmoid_() const { return *this; }
+  const Tensor &exp_() const { return *this; }
+  const Tensor &clamp_(c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt) const { return *this; }
+  Tensor mul(Scalar) const { return *this; }
+  Tensor mm(const Tensor &) const { return *this; }
 
   Tensor &operator+=(const Tensor &) { return *this; }
   Tensor &operator+=(Scalar) { return *this; }
   Tensor &operator-=(const Tensor &) { return *this; }
   Tensor &operator*=(const Tensor &) { return *this; }
+  Tensor &operator*=(Scalar) { return *this; }
   Tensor &operator/=(const Tensor &) { return *this; }
   Tensor operator-() const { return *this; }
   Tensor operator[](int64_t) const { return *this; }
@@ -267,6 +284,9 @@ Tensor norm(const Tensor &);
 Tensor div(const Tensor &, const Tensor &);
 Tensor matmul(const Tensor &, const Tensor &);
 Tensor relu(const Tensor &);
+Tensor &relu_(Tensor &);
+Tensor mul(const Tensor &, const Tensor &);
+Tensor mm(const Tensor &, const Tensor &);
 Tensor mse_loss(const Tensor &input, const Tensor &target, int64_t reduction = 1);
 Tensor nll_loss(const Tensor &input, const Tensor &target);
 Tensor cross_entropy_loss(const Tensor &input, const Tensor &target);

@@ -1,0 +1,81 @@
+//===--- InplaceOnSavedTensorCheck.cpp ------------------------------------===//
+
+#include "InplaceOnSavedTensorCheck.h"
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include <string>
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// How a call is written, for messages: `mul_`, `at::relu_`, `+=`, `*`.
+std::string spelling(const Expr &E) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+    return getOperatorSpelling(Op->getOperator());
+  if (const auto *Call = dyn_cast<CallExpr>(&E)) {
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      return isa<CXXMethodDecl>(F) ? F->getNameAsString()
+                                   : F->getQualifiedNameAsString();
+    if (std::optional<LibTorchCall> C = asLibTorchCall(Call))
+      return C->Name.str(); // still unresolved in a template
+  }
+  return "the operation";
+}
+
+/// Where to point at a call: the method name of `y.mul_(2)`, the operator of
+/// `y += 1`, the start of anything else.
+SourceLocation callLoc(const Expr &E) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+    return Op->getOperatorLoc();
+  if (const auto *Call = dyn_cast<CallExpr>(&E)) {
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(Callee))
+      return ME->getMemberLoc();
+    if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee))
+      return UME->getMemberLoc();
+  }
+  return beginLoc(E);
+}
+
+} // namespace
+
+StatementMatcher InplaceOnSavedTensorCheck::functionFilter() const {
+  return callExpr(isInPlaceTensorWrite());
+}
+
+void InplaceOnSavedTensorCheck::checkFunction(
+    const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  for (const AutogradFlow::InPlaceOnSaved &W : Flow.inPlaceWrites()) {
+    // Nothing from half-understood code: a write with a broken argument.
+    if (W.Write->containsErrors() ||
+        !isInUserCode(SM.getSpellingLoc(beginLoc(*W.Write)), SM))
+      continue;
+    diag(callLoc(*W.Write),
+         "in-place '%0' changes a tensor that '%1' saved for the backward "
+         "pass, which then throws; compute the new value out of place or "
+         "write into a clone")
+        << spelling(*W.Write) << spelling(*W.Saver);
+    diag(callLoc(*W.Saver), "'%0' saves its %1 for the backward pass here",
+         DiagnosticIDs::Note)
+        << spelling(*W.Saver)
+        << (W.SavedOutput                                   ? "result"
+            : (savingRolesOf(*W.Saver) & op::SavesOperands) ? "operands"
+                                                            : "input");
+    if (isa<ReturnStmt>(W.Use))
+      diag(beginLoc(*W.Use),
+           "the result of forward() is backpropagated by its caller",
+           DiagnosticIDs::Note);
+    else
+      diag(callLoc(*cast<Expr>(W.Use)), "the backward pass that needs it",
+           DiagnosticIDs::Note);
+  }
+}
+
+} // namespace clang::tidy::torch
