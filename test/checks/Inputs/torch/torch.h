@@ -221,7 +221,6 @@ public:
   const Tensor &exp_() const { return *this; }
   const Tensor &clamp_(c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt) const { return *this; }
   Tensor mul(Scalar) const { return *this; }
-  Tensor mm(const Tensor &) const { return *this; }
 
   Tensor &operator+=(const Tensor &) { return *this; }
   Tensor &operator+=(Scalar) { return *this; }
