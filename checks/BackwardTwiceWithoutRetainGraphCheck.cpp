@@ -65,7 +65,7 @@ std::optional<FixItHint> retainGraphFix(const CallExpr &First,
 } // namespace
 
 StatementMatcher BackwardTwiceWithoutRetainGraphCheck::functionFilter() const {
-  return callExpr(anyOf(isBackward(), isAutogradGrad()));
+  return callExpr(anyOf(isBackward(), isAutogradGrad(), isDependentBackward()));
 }
 
 void BackwardTwiceWithoutRetainGraphCheck::checkFunction(

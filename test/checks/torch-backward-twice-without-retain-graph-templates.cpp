@@ -16,6 +16,25 @@ template <typename Model> struct Trainer {
   }
 };
 
+// Never instantiated here, with a loss of dependent type: the written form is
+// checked when the loss evidently has history (a dependent module's forward).
+template <typename Model> struct Fitter {
+  Model model;
+  void step(const torch::Tensor &x) {
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: second backward pass through the graph of 'loss'
+    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the first pass
+    // (No fix-it: the pass's parameters are unknown until instantiation.)
+  }
+  // A dependent object whose history nothing shows: silent.
+  template <class L> void unknown(L &l) {
+    l.backward();
+    l.backward();
+  }
+};
+
 template <typename T> void twice(const torch::Tensor &loss, T) {
   loss.backward();
   loss.backward();

@@ -96,3 +96,14 @@ template <class Model> void run(Model &model, const Batches &batches) {
   for (const auto &batch : batches)
     auto out = model->forward(batch.first);
 }
+
+// A member function of a class template called through the implicit `this`
+// with a dependent result is no module (regression: this crashed).
+template <typename T = int> class Seq {
+public:
+  torch::Tensor once(torch::Tensor h) { return h; }
+  void step(const torch::Tensor &h, const torch::Tensor &y) {
+    for (int i = 0; i < 2; ++i)
+      torch::mse_loss(once(h), y).backward();
+  }
+};

@@ -673,7 +673,8 @@ private:
     if (!Reporting)
       return;
     for (const auto &[WriteId, SaverId] : S->Pending) {
-      if (!Needed.count(SaverId) || !ReportedWrites.insert(Writes[WriteId]).second)
+      if (!Needed.count(SaverId) ||
+          !ReportedWrites.insert(Writes[WriteId]).second)
         continue;
       AutogradFlow::InPlaceOnSaved R;
       R.Write = Writes[WriteId];
@@ -887,7 +888,11 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     AllArgs.join(Args.back());
   }
 
-  if (isBackwardCall(Call) || isAutogradGradCall(Call)) {
+  // In a template, `loss.backward()` on a `loss` of dependent type is a pass
+  // when the loss evidently has history (a dependent forward's, a loss's).
+  const bool DependentPass = isDependentBackwardCall(Call) &&
+                             ObjectValue.History == HistoryEvidence::Evident;
+  if (isBackwardCall(Call) || isAutogradGradCall(Call) || DependentPass) {
     Value RootValue = Object ? ObjectValue : (Args.empty() ? Value() : Args[0]);
     pass(Call, RootValue);
     if (!isAutogradGradCall(Call))
@@ -1065,8 +1070,8 @@ void AutogradFlowBuilder::recordSaving(const CallExpr &Call,
     if (isTensorType(T) || T->isDependentType())
       Operands.push_back(&Args[I]);
   }
-  unsigned NeedGrad = llvm::count_if(
-      Operands, [](const Value *V) { return requiresGrad(*V); });
+  unsigned NeedGrad =
+      llvm::count_if(Operands, [](const Value *V) { return requiresGrad(*V); });
   bool Saves = false;
   auto Save = [&](const Value &Operand) {
     unsigned Id = saverId(Call, /*Output=*/false);

@@ -285,9 +285,10 @@ bool isUsedAsModule(const ValueDecl &D) {
     for (const Decl *Member : Field->getParent()->decls())
       if (const auto *Fn = Member->getAsFunction())
         Bodies.push_back(Fn->getBody());
-  } else if (const auto *Fn = dyn_cast<FunctionDecl>(
-                 D.getDeclContext()->getNonClosureAncestor())) {
-    Bodies.push_back(Fn->getBody());
+  } else if (isa<VarDecl>(D)) {
+    if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(
+            D.getDeclContext()->getNonClosureAncestor()))
+      Bodies.push_back(Fn->getBody());
   }
   bool Found = false;
   for (const Stmt *Body : Bodies)
@@ -307,12 +308,15 @@ bool isDependentForwardCall(const CallExpr &Call) {
   if (auto [Base, Name] = dependentMemberOf(Call.getCallee()); Base)
     return Name == "forward";
   const Expr *Callee = stripImplicit(Call.getCallee());
-  if (!Callee || !Callee->isTypeDependent() || isa<CXXOperatorCallExpr>(Call) ||
-      isa<UnresolvedLookupExpr, UnresolvedMemberExpr>(Callee))
+  if (!Callee || !Callee->isTypeDependent() || isa<CXXOperatorCallExpr>(Call))
     return false;
   if (const auto *Deref = dyn_cast<UnaryOperator>(Callee);
       Deref && Deref->getOpcode() == UO_Deref)
     Callee = stripImplicit(Deref->getSubExpr());
+  // `model(x)`: a variable or a member named as it is (a dependent member
+  // access such as `this->f` or an unresolved name is no object).
+  if (!Callee || !isa<DeclRefExpr, MemberExpr>(Callee))
+    return false;
   const ValueDecl *D = namedEntity(*Callee);
   return D && isUsedAsModule(*D);
 }
@@ -615,6 +619,10 @@ bool isBackwardCall(const CallExpr &Call) {
   return calleeIs(Call, "torch::autograd::backward");
 }
 
+bool isDependentBackwardCall(const CallExpr &Call) {
+  return dependentCalleeName(Call) == "backward" && callObject(Call);
+}
+
 bool isAutogradGradCall(const CallExpr &Call) {
   return calleeIs(Call, "torch::autograd::grad");
 }
@@ -626,6 +634,8 @@ std::optional<PassFlagPositions> passFlagPositions(const CallExpr &Pass) {
     return PassFlagPositions{2, 3}; // backward(tensors, grads, retain, ...)
   if (isAutogradGradCall(Pass))
     return PassFlagPositions{3, 4}; // grad(outputs, inputs, grads, retain,..)
+  if (isDependentBackwardCall(Pass))
+    return PassFlagPositions{1, 2}; // As Tensor::backward, in a template.
   return std::nullopt;
 }
 
@@ -775,7 +785,8 @@ const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward) {
 }
 
 bool isAffineModuleClass(const CXXRecordDecl *RD) {
-  return hasQualifiedName(RD, {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});
+  return hasQualifiedName(RD,
+                          {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});
 }
 
 StringRef lossOpName(const CallExpr &Loss) {

@@ -201,6 +201,10 @@ const Expr *lossPredictionArg(const CallExpr &Loss);
 /// `t.backward(...)` on an at::Tensor, or `torch::autograd::backward(...)`.
 bool isBackwardCall(const CallExpr &Call);
 
+/// `t.backward(...)` on an object of dependent type, in a template as written
+/// (by name only: callers decide from what they know of the object).
+bool isDependentBackwardCall(const CallExpr &Call);
+
 /// `torch::autograd::grad(...)`.
 bool isAutogradGradCall(const CallExpr &Call);
 
@@ -222,8 +226,8 @@ bool isOptimizerStepCall(const CallExpr &Call);
 /// AdamW, RMSprop, Adagrad, LBFGS, a user's optimizer).
 bool isOptimizerClass(const CXXRecordDecl *RD);
 
-/// A statement that clears gradients: zero_grad(...) on an optimizer or a module
-/// (or, inside a template, a still-dependent call named zero_grad), and
+/// A statement that clears gradients: zero_grad(...) on an optimizer or a
+/// module (or, inside a template, a still-dependent call named zero_grad), and
 /// zero_(), reset() or fill_(...) on a parameter's gradient (`p.grad()`,
 /// `p.mutable_grad()`, also through `.data()` / `.detach()`), or an
 /// assignment to `p.mutable_grad()`.
@@ -290,6 +294,9 @@ AST_MATCHER(CallExpr, isModuleForward) { return isModuleForwardCall(Node); }
 AST_MATCHER(CallExpr, isLoss) { return isLossCall(Node); }
 AST_MATCHER(CallExpr, isBackward) { return isBackwardCall(Node); }
 AST_MATCHER(CallExpr, isAutogradGrad) { return isAutogradGradCall(Node); }
+AST_MATCHER(CallExpr, isDependentBackward) {
+  return isDependentBackwardCall(Node);
+}
 AST_MATCHER(CallExpr, isOptimizerStep) { return isOptimizerStepCall(Node); }
 AST_MATCHER(CallExpr, isHistoryRemoving) { return isHistoryRemovingCall(Node); }
 AST_MATCHER(CallExpr, isInPlaceTensorWrite) {
