@@ -16,11 +16,15 @@
 #include "OptimizerCreatedInLoopCheck.h"
 #include "SoftmaxBeforeCrossEntropyCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
+#include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyModule.h"
 #if TORCH_TIDY_LLVM_MAJOR < 22
 // Merged into ClangTidyModule.h (and deprecated) in LLVM 22.
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #endif
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -48,6 +52,21 @@ public:
         "torch-softmax-before-cross-entropy");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
+    // Each factory first records the clang-tidy context of the checks it
+    // creates (utils/libtorch/UserCodeMatchFinder.h: whether only torch-*
+    // checks run on a file).
+    std::vector<std::pair<std::string, ClangTidyCheckFactories::CheckFactory>>
+        Wrapped;
+    for (const auto &Entry : Factories)
+      if (Entry.getKey().starts_with("torch-"))
+        Wrapped.emplace_back(Entry.getKey().str(), Entry.getValue());
+    for (auto &[Name, Factory] : Wrapped)
+      Factories.registerCheckFactory(
+          Name, [Create = std::move(Factory)](StringRef CheckName,
+                                              ClangTidyContext *Context) {
+            setTidyContextForThisThread(Context);
+            return Create(CheckName, Context);
+          });
   }
 };
 

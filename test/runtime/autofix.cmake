@@ -4,7 +4,7 @@
 # (test/runtime/CMakeLists.txt, the <check>_autofix_test targets): the fix-its'
 # own output must pass the same tests as the hand-written twin.
 #
-#   cmake -DTIDY=... -DCHECK=... -DEXAMPLE=buggy.cpp -DOUT=... -DINCLUDES="a;b" -P autofix.cmake
+#   cmake -DTIDY=... -DCHECK=... -DEXAMPLE=buggy.cpp -DOUT=... -DINCLUDES="a;b" [-DPCH=libtorch.pch] -P autofix.cmake
 foreach(var TIDY CHECK EXAMPLE OUT INCLUDES)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "autofix.cmake: -D${var}=... is required")
@@ -25,6 +25,11 @@ foreach(dir IN LISTS INCLUDES)
     list(APPEND flags -isystem "${dir}")
   endif()
 endforeach()
+# LibTorch precompiled by the build (test/CMakeLists.txt), when there is one: the
+# same diagnostics and fix-its, without parsing <torch/torch.h> again.
+if(PCH AND EXISTS "${PCH}")
+  list(APPEND flags -include-pch "${PCH}")
+endif()
 execute_process(
   COMMAND "${TIDY}" --quiet --fix "--checks=-*,${CHECK}" "${tmp}" -- ${flags}
   RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)

@@ -1,8 +1,16 @@
 //===--- UserCodeMatchFinder.cpp - match the user's code only -------------===//
 
 #include "utils/libtorch/UserCodeMatchFinder.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang-tidy/ClangTidyModule.h"
+#if TORCH_TIDY_LLVM_MAJOR < 22
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/StaticAnalyzer/Core/AnalyzerOptions.h"
+#include <string>
+#include <vector>
 
 using namespace clang::ast_matchers;
 
@@ -10,7 +18,43 @@ namespace clang::tidy::torch {
 
 namespace {
 constexpr llvm::StringLiteral TranslationUnitID = "user-code-match-finder-tu";
+
+thread_local ClangTidyContext *TidyContext = nullptr;
+
+/// Every check this clang-tidy knows that is not ours: the registered
+/// modules' checks (upstream's, other plugins') and the static analyzer's,
+/// by the names a Checks glob enables them with. Computed once per process.
+const std::vector<std::string> &otherCheckNames() {
+  static const std::vector<std::string> Names = [] {
+    std::vector<std::string> Result;
+    ClangTidyCheckFactories Factories;
+    for (const auto &Entry : ClangTidyModuleRegistry::entries())
+      Entry.instantiate()->addCheckFactories(Factories);
+    for (const auto &Factory : Factories)
+      if (!Factory.getKey().starts_with("torch-"))
+        Result.push_back(Factory.getKey().str());
+    for (StringRef Checker :
+         AnalyzerOptions::getRegisteredCheckers(/*IncludeExperimental=*/true))
+      Result.push_back(("clang-analyzer-" + Checker).str());
+    return Result;
+  }();
+  return Names;
+}
+
+/// True when the file's Checks enable no check but torch-* ones.
+bool onlyTorchChecksRun() {
+  if (!TidyContext)
+    return false;
+  for (const std::string &Name : otherCheckNames())
+    if (TidyContext->isCheckEnabled(Name))
+      return false;
+  return true;
+}
 } // namespace
+
+void setTidyContextForThisThread(ClangTidyContext *Context) {
+  TidyContext = Context;
+}
 
 void UserCodeMatchFinder::registerWith(MatchFinder &ClangTidyFinder) {
   ClangTidyFinder.addMatcher(translationUnitDecl().bind(TranslationUnitID),
@@ -45,7 +89,11 @@ bool UserCodeMatchFinder::handles(const MatchFinder::MatchResult &Result) {
   // only the user's code. Both setTraversalScope calls drop it.
   Ctx.setTraversalScope(UserDecls);
   Finder.matchAST(Ctx);
-  Ctx.setTraversalScope(Scope);
+  // clang-tidy's finder reads the scope after matching the translation unit,
+  // before it visits its children: left narrowed, it traverses only the user's
+  // code too. Only when no other check wants the rest.
+  if (!onlyTorchChecksRun())
+    Ctx.setTraversalScope(Scope);
   return true;
 }
 

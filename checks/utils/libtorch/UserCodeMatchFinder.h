@@ -16,6 +16,14 @@
 // system header nor in a LibTorch header. In clangd, which already limits the
 // traversal to the main file's declarations, that limit is kept.
 //
+// When every check enabled for the file is a torch-* check (clang's own
+// warnings aside, which are no AST checks), clang-tidy's traversal itself is
+// then narrowed to those declarations as well: nothing else would look at
+// LibTorch's nodes. With a precompiled <torch/torch.h> this is most of a run's
+// time (every declaration of the PCH is read back to be traversed): 5.0 s of
+// CPU against 1.7 s on an example. Any other check enabled (an upstream one,
+// the static analyzer) keeps the whole translation unit.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCH_TIDY_CHECKS_UTILS_LIBTORCH_USERCODEMATCHFINDER_H
@@ -23,7 +31,18 @@
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+namespace clang::tidy {
+class ClangTidyContext;
+} // namespace clang::tidy
+
 namespace clang::tidy::torch {
+
+/// Records the clang-tidy context of the checks being created on this thread
+/// (the module's check factories call it). With it, the first torch-* check
+/// to see a translation unit can tell whether only torch-* checks run on it;
+/// then clang-tidy's own traversal is narrowed to the user's code too (see
+/// UserCodeMatchFinder::handles).
+void setTidyContextForThisThread(ClangTidyContext *Context);
 
 class UserCodeMatchFinder {
 public:
