@@ -315,6 +315,7 @@ def cmd_run(args):
         raise InputError("no run-torch-tidy at %s (build torch-tidy first, or pass --run-torch-tidy)"
                          % args.run_torch_tidy)
     previous = load_results(args.results) if args.only and os.path.isfile(args.results) else None
+    tool = tool_description(args.run_torch_tidy)  # before the run: the commit that was analysed with
     load0 = os.getloadavg()[0]
     started = datetime.datetime.now(datetime.timezone.utc)
     runs = collections.OrderedDict()
@@ -322,7 +323,7 @@ def cmd_run(args):
         if files[n]:
             runs[n] = run_project(args, common_flags, projects[n], files[n])
     results = {"date": started.strftime("%Y-%m-%d %H:%M UTC"),
-               "tool": tool_description(args.run_torch_tidy), "jobs": args.jobs,
+               "tool": tool, "jobs": args.jobs,
                "load_average": [round(load0, 1), round(os.getloadavg()[0], 1)],
                "cpus": os.cpu_count(), "projects": list(runs.values())}
     results["common_flags"] = common_flags
