@@ -36,9 +36,9 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 
@@ -251,21 +251,24 @@ def run_project(args, common_flags, project, rels):
     work = os.path.join(os.path.abspath(args.work), name.replace("/", "+"))
     db_dir = write_database(common_flags, project, checkout, rels, work)
     report = os.path.join(work, "report.json")
-    with tempfile.TemporaryDirectory(prefix="corpus-profile-") as profile_dir:
-        cmd = [sys.executable, args.run_torch_tidy, "-p", db_dir, "-j", str(args.jobs),
-               "--checks=-*,torch-*", "--header-filter=^" + re.escape(checkout + os.sep),
-               "--format=json", "-o", report, "--source-root", checkout,
-               "--pch-dir", os.path.join(os.path.abspath(args.work), "pch"), "--progress=lines",
-               "--tidy-arg=--enable-check-profile", "--tidy-arg=--store-check-profile=" + profile_dir]
-        if args.cache_dir:
-            cmd.append("--cache-dir=" + args.cache_dir)
-        if args.no_cache:
-            cmd.append("--no-cache")
-        print("%s: %d files: %s" % (name, len(rels), " ".join(shlex.quote(c) for c in cmd)), flush=True)
-        cpu0, wall0 = children_cpu(), time.monotonic()
-        r = subprocess.run(cmd)
-        wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
-        profile = check_profile_times(profile_dir)
+    # A fixed directory: the result cache keys on torch-tidy's arguments, this one among them.
+    profile_dir = os.path.join(work, "check-profile")
+    shutil.rmtree(profile_dir, ignore_errors=True)
+    os.makedirs(profile_dir)
+    cmd = [sys.executable, args.run_torch_tidy, "-p", db_dir, "-j", str(args.jobs),
+           "--checks=-*,torch-*", "--header-filter=^" + re.escape(checkout + os.sep),
+           "--format=json", "-o", report, "--source-root", checkout,
+           "--pch-dir", os.path.join(os.path.abspath(args.work), "pch"), "--progress=lines",
+           "--tidy-arg=--enable-check-profile", "--tidy-arg=--store-check-profile=" + profile_dir]
+    if args.cache_dir:
+        cmd.append("--cache-dir=" + args.cache_dir)
+    if args.no_cache:
+        cmd.append("--no-cache")
+    print("%s: %d files: %s" % (name, len(rels), " ".join(shlex.quote(c) for c in cmd)), flush=True)
+    cpu0, wall0 = children_cpu(), time.monotonic()
+    r = subprocess.run(cmd)
+    wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
+    profile = check_profile_times(profile_dir)
     if r.returncode not in (0, 1, 3) or not os.path.isfile(report):
         raise InputError("%s: run-torch-tidy exited with status %d" % (name, r.returncode))
     with open(report, encoding="utf-8") as f:
