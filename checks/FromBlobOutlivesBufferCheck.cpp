@@ -130,8 +130,8 @@ void FromBlobOutlivesBufferCheck::checkFunction(const FunctionDecl &Fn,
           Fixable = false;
           break;
         }
-        SourceLocation End = Lexer::getLocForEndOfToken(
-            endLoc(*Returned), 0, SM, LangOpts);
+        SourceLocation End =
+            Lexer::getLocForEndOfToken(endLoc(*Returned), 0, SM, LangOpts);
         if (End.isInvalid()) {
           Fixable = false;
           break;
@@ -146,11 +146,11 @@ void FromBlobOutlivesBufferCheck::checkFunction(const FunctionDecl &Fn,
     for (const MemoryEscape &E : Escapes) {
       switch (E.Kind) {
       case MemoryEscapeKind::Returned:
-        diag(beginLoc(*E.At), "the tensor is returned here", DiagnosticIDs::Note);
+        diag(beginLoc(*E.At), "the tensor is returned here",
+             DiagnosticIDs::Note);
         break;
       case MemoryEscapeKind::StoredOutside:
-        diag(beginLoc(*E.At), "the tensor is stored here",
-             DiagnosticIDs::Note);
+        diag(beginLoc(*E.At), "the tensor is stored here", DiagnosticIDs::Note);
         break;
       case MemoryEscapeKind::ReadAfterEnd:
         diag(beginLoc(*E.At), "%0 is read here after %1 is freed",

@@ -1,4 +1,5 @@
-//===- torch-from-blob-outlives-buffer_test.cpp - check 14 -----------------===//
+//===- torch-from-blob-outlives-buffer_test.cpp - check 14
+//-----------------===//
 //
 // torch-from-blob-outlives-buffer: the functions of
 // examples/torch-from-blob-outlives-buffer/buggy.cpp return tensors that
@@ -126,4 +127,3 @@ TEST(FromBlobOutlivesBuffer, ClonedFeaturesKeepTheirValues) {
 }
 
 } // namespace
-

@@ -19,7 +19,8 @@ namespace clang::tidy::torch {
 
 namespace {
 
-// --- What owns memory ---------------------------------------------------------
+// --- What owns memory
+// ---------------------------------------------------------
 
 /// True if \p D is declared in namespace \p NS at the top level (inline
 /// namespaces such as std::__1 or std::__cxx11 skipped).
@@ -28,7 +29,8 @@ bool inTopNamespace(const Decl *D, StringRef NS) {
   while (DC && DC->isInlineNamespace())
     DC = DC->getParent();
   const auto *N = dyn_cast_or_null<NamespaceDecl>(DC);
-  return N && N->getName() == NS && N->getParent()->getRedeclContext()->isTranslationUnit();
+  return N && N->getName() == NS &&
+         N->getParent()->getRedeclContext()->isTranslationUnit();
 }
 
 /// How a type holds the memory it exposes.
@@ -140,7 +142,8 @@ bool matLocalOwnsPixels(const VarDecl &V, const FunctionDecl &Fn,
     const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
     if (!Owns || !Op || Op->getOperator() != OO_Equal || Op->getNumArgs() != 2)
       return;
-    const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
     if (Ref && Ref->getDecl() == &V &&
         !matOwnsPixels(Op->getArg(1), Fn, Depth + 1))
       Owns = false;
@@ -251,9 +254,8 @@ std::pair<const Expr *, StringRef> memberCallOf(const Expr *E) {
   return {callObject(*Call), Name};
 }
 
-std::optional<ShortLivedMemory> pointerMemory(const Expr *P,
-                                              const FunctionDecl &Fn,
-                                              unsigned Depth) {
+std::optional<ShortLivedMemory>
+pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth) {
   if (!P || Depth > 3)
     return std::nullopt;
   P = ignoreWrappers(P)->IgnoreParenCasts();
@@ -323,7 +325,8 @@ std::optional<ShortLivedMemory> pointerMemory(const Expr *P,
   return std::nullopt;
 }
 
-// --- The dataflow --------------------------------------------------------------
+// --- The dataflow
+// --------------------------------------------------------------
 
 struct Value {
   llvm::SmallBitVector Wraps;
@@ -408,8 +411,8 @@ private:
   std::vector<MemoryEscape> Escapes;
 };
 
-void MemoryFlow::escape(const Value &Val, MemoryEscapeKind Kind,
-                        const Stmt *At, const ValueDecl *Target) {
+void MemoryFlow::escape(const Value &Val, MemoryEscapeKind Kind, const Stmt *At,
+                        const ValueDecl *Target) {
   for (int I = Val.Wraps.find_first(); I >= 0; I = Val.Wraps.find_next(I)) {
     if (!Seen.insert({Wraps[I].Call, At, static_cast<int>(Kind)}).second)
       continue;
@@ -670,8 +673,7 @@ void MemoryFlow::store(const Expr *LHS, const Value &Val, const Stmt *At,
     }
     eval(Base);
     if (!Val.empty())
-      escape(Val, MemoryEscapeKind::StoredOutside, At,
-             Member->getMemberDecl());
+      escape(Val, MemoryEscapeKind::StoredOutside, At, Member->getMemberDecl());
     return;
   }
   if (const auto *Unary = dyn_cast<UnaryOperator>(L);
@@ -759,15 +761,15 @@ std::vector<MemoryEscape> MemoryFlow::run() {
             bool Strided = false;
             if (Wrap->Args.size() >= 3) {
               const FunctionDecl *Callee = Call->getDirectCallee();
-              Strided = Callee ? Callee->getNumParams() >= 3 &&
-                                     Callee->getParamDecl(2)->getName() ==
-                                         "strides"
-                               : isa<InitListExpr>(
-                                     Wrap->Args[2]->IgnoreParenImpCasts());
+              Strided =
+                  Callee
+                      ? Callee->getNumParams() >= 3 &&
+                            Callee->getParamDecl(2)->getName() == "strides"
+                      : isa<InitListExpr>(Wrap->Args[2]->IgnoreParenImpCasts());
             }
             WrapIndex[Call] = Wraps.size();
-            Wraps.push_back({Call, *Memory, wrappedScalarType(*Wrap, Ctx),
-                             Strided});
+            Wraps.push_back(
+                {Call, *Memory, wrappedScalarType(*Wrap, Ctx), Strided});
             if (Memory->Owner)
               OwnedBy[Memory->Owner].push_back(Wraps.size() - 1);
           }
