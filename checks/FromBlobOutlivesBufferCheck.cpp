@@ -57,9 +57,11 @@ void FromBlobOutlivesBufferCheck::check(
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (!Fn || !Fn->getBody() || isInTemplateInstantiation(*Fn))
     return;
-  // A lambda's body is analysed with the function that contains it.
+  // A lambda's body is analysed with the function that contains it (a lambda
+  // outside any function, as its own).
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
-      Method && Method->getParent()->isLambda())
+      Method && Method->getParent()->isLambda() &&
+      Method->getParent()->getDeclContext()->isFunctionOrMethod())
     return;
   bool Wraps = false;
   llvm::SmallVector<const FunctionDecl *, 2> Functions{Fn};

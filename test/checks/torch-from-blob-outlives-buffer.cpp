@@ -338,3 +338,12 @@ template <typename T> torch::Tensor dependent_cloned(int64_t n) {
   return torch::from_blob(values.data(), {n}).clone();
 }
 template torch::Tensor dependent_cloned<float>(int64_t);
+
+// A lambda outside any function is a function of its own; a static local
+// outlives every call.
+auto namespace_scope_lambda = [] {
+  std::vector<float> values(2);
+  static torch::Tensor kept = torch::from_blob(values.data(), {2});
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: from_blob does not copy or own the memory of 'values', and the tensor is stored in 'kept', which outlives it
+  return kept;
+};
