@@ -8,6 +8,7 @@
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
+#include "FromBlobOutlivesBufferCheck.h"
 #include "InplaceOnSavedTensorCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
@@ -39,6 +40,8 @@ public:
         "torch-eval-loop-without-no-grad");
     Factories.registerCheck<EvalModeNotRestoredCheck>(
         "torch-eval-mode-not-restored");
+    Factories.registerCheck<FromBlobOutlivesBufferCheck>(
+        "torch-from-blob-outlives-buffer");
     Factories.registerCheck<InplaceOnSavedTensorCheck>(
         "torch-inplace-on-saved-tensor");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");

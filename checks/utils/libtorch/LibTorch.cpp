@@ -849,4 +849,147 @@ bool isGradModeSetCall(const CallExpr &Call) {
   return calleeIs(Call, "c10::GradMode::set_enabled");
 }
 
+// --- Memory a tensor wraps, dtypes and devices -------------------------------
+
+std::optional<LibTorchCall> asMemoryWrappingCall(const Expr *E) {
+  std::optional<LibTorchCall> C = asLibTorchCall(E);
+  if (!C || C->Object || C->Args.empty() || !C->is(op::WrapsMemory))
+    return std::nullopt;
+  return C;
+}
+
+namespace {
+
+bool isCallableType(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isFunctionPointerType() || T->isFunctionType())
+    return true;
+  const NamedDecl *D = namedTypeDecl(T);
+  if (const auto *RD = dyn_cast_or_null<CXXRecordDecl>(D))
+    if (RD->isLambda())
+      return true;
+  return hasQualifiedName(D, {"std::function", "std::__1::function"});
+}
+
+/// Calls \p Fn on \p S and every expression under it (lambda bodies not).
+void forEachSubExpr(const Stmt *S, llvm::function_ref<void(const Expr &)> Fn) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S))
+    Fn(*E);
+  if (isa<LambdaExpr>(S))
+    return;
+  for (const Stmt *Child : S->children())
+    forEachSubExpr(Child, Fn);
+}
+
+bool isScalarTypeType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::ScalarType"});
+}
+
+bool isTensorOptionsType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::TensorOptions",
+                                             "at::TensorOptions"});
+}
+
+/// The name of the enumerator a constant expression of enumeration type
+/// evaluates to.
+std::optional<std::string> enumeratorOf(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  const auto *Enum = dyn_cast_or_null<EnumDecl>(namedTypeDecl(E->getType()));
+  Expr::EvalResult Result;
+  if (!Enum || !E->EvaluateAsRValue(Result, Ctx) || !Result.Val.isInt())
+    return std::nullopt;
+  for (const EnumConstantDecl *C : Enum->enumerators())
+    if (llvm::APSInt::isSameValue(C->getInitVal(), Result.Val.getInt()))
+      return C->getName().str();
+  return std::nullopt;
+}
+
+} // namespace
+
+bool passesDeleter(const LibTorchCall &Wrap) {
+  const FunctionDecl *Callee = Wrap.Call->getDirectCallee();
+  for (unsigned I = 0; I < Wrap.Args.size(); ++I) {
+    if (Callee && I < Callee->getNumParams() &&
+        isCallableType(Callee->getParamDecl(I)->getType()))
+      return true;
+    if (isCallableType(stripImplicit(Wrap.Args[I])->getType()))
+      return true;
+  }
+  return false;
+}
+
+std::optional<std::string> scalarTypeConstant(const Expr *E,
+                                              const ASTContext &Ctx) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (!E || !isScalarTypeType(E->getType()))
+    return std::nullopt;
+  return enumeratorOf(E, Ctx);
+}
+
+std::optional<std::string> wrappedScalarType(const LibTorchCall &Wrap,
+                                             const ASTContext &Ctx) {
+  std::optional<std::string> Found;
+  bool Unknown = false;
+  for (const Expr *Arg : llvm::ArrayRef(Wrap.Args).drop_front()) {
+    QualType T = Arg->getType();
+    if (!isScalarTypeType(T) && !isTensorOptionsType(T) &&
+        !isScalarTypeType(stripImplicit(Arg)->getType()) &&
+        !isTensorOptionsType(stripImplicit(Arg)->getType()))
+      continue;
+    bool SawScalarType = false;
+    forEachSubExpr(Arg, [&](const Expr &E) {
+      if (isScalarTypeType(E.getType()) && !SawScalarType &&
+          !isa<ImplicitCastExpr>(E)) {
+        SawScalarType = true;
+        if (std::optional<std::string> Name = scalarTypeConstant(&E, Ctx))
+          Found = Name;
+        else
+          Unknown = true;
+      }
+      // Options held in a variable: their dtype is not written here.
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(&E))
+        if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+          if (!VD->isConstexpr() && isTensorOptionsType(VD->getType()))
+            Unknown = true;
+    });
+  }
+  if (Unknown)
+    return std::nullopt;
+  return Found ? Found : std::optional<std::string>("Float");
+}
+
+bool isCpuDeviceExpr(const Expr *E, const ASTContext &Ctx) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (!E)
+    return false;
+  if (hasQualifiedName(namedTypeDecl(E->getType()), {"c10::DeviceType"})) {
+    std::optional<std::string> Name = enumeratorOf(E, Ctx);
+    return Name && *Name == "CPU";
+  }
+  if (!isDeviceClassType(E->getType()))
+    return false;
+  const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+  if (!Construct || Construct->getNumArgs() == 0)
+    return false;
+  const Expr *First = Construct->getArg(0);
+  if (isDeviceClassType(First->getType()))
+    return isCpuDeviceExpr(First, Ctx);
+  bool Cpu = false;
+  forEachSubExpr(First, [&](const Expr &Sub) {
+    if (const auto *Str = dyn_cast<StringLiteral>(&Sub))
+      Cpu = Str->getString() == "cpu";
+  });
+  if (Cpu)
+    return true;
+  std::optional<std::string> Name = enumeratorOf(stripImplicit(First), Ctx);
+  return Name && *Name == "CPU" &&
+         (Construct->getNumArgs() < 2 ||
+          isa<CXXDefaultArgExpr>(Construct->getArg(1)));
+}
+
 } // namespace clang::tidy::torch

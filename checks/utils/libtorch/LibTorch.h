@@ -180,6 +180,36 @@ bool isTensorFactoryCall(const CallExpr &Call);
 /// torch::nn::functional.
 bool isDifferentiableCall(const CallExpr &Call);
 
+// --- Memory a tensor wraps, dtypes and devices
+// -----------------------------------
+
+/// A call that wraps memory without copying or owning it (op::WrapsMemory:
+/// torch::from_blob, at::from_blob), also unresolved inside a template;
+/// Args[0] is the pointer to the memory.
+std::optional<LibTorchCall> asMemoryWrappingCall(const Expr *E);
+
+/// True if the memory-wrapping call \p Wrap passes a deleter (a
+/// std::function, a lambda or a function pointer): the caller hands the
+/// memory's lifetime to the tensor.
+bool passesDeleter(const LibTorchCall &Wrap);
+
+/// The c10::ScalarType enumerator (`Float`, `Byte`, ...) a constant
+/// expression of type c10::ScalarType names: `torch::kFloat32`,
+/// `at::ScalarType::Byte`; nullopt if \p E is not one or not constant.
+std::optional<std::string> scalarTypeConstant(const Expr *E,
+                                              const ASTContext &Ctx);
+
+/// The dtype the memory-wrapping call \p Wrap gives its tensor, from its
+/// written options (`torch::kByte`, `torch::TensorOptions().dtype(...)`,
+/// `torch::dtype(...)`): "Float" when none is written, nullopt when the
+/// options come from elsewhere (a variable).
+std::optional<std::string> wrappedScalarType(const LibTorchCall &Wrap,
+                                             const ASTContext &Ctx);
+
+/// True if \p E is provably the CPU device: `torch::kCPU`,
+/// `torch::Device(torch::kCPU)`, `torch::Device("cpu")`.
+bool isCpuDeviceExpr(const Expr *E, const ASTContext &Ctx);
+
 // --- Modules, losses, backward passes, optimizers
 // ------------------------------
 

@@ -63,6 +63,23 @@ enum Role : std::uint64_t {
   /// operand requires grad; a scalar operand saves nothing.
   SavesOperands = 1ull << 42,
 
+  // --- Storage (torch-from-blob-outlives-buffer) ------------------------------
+  /// Wraps memory it is given without copying or owning it (from_blob): the
+  /// tensor is only valid while that memory lives.
+  WrapsMemory = 1ull << 56,
+  /// The result may share its operand's storage: a view (view, permute,
+  /// select, squeeze, ...) or the operand itself (cpu() on a CPU tensor).
+  SharesStorage = 1ull << 57,
+  /// A view whose strides are permuted or broadcast (permute, transpose, t,
+  /// expand): never contiguous, so contiguous() or reshape() of it copies.
+  StridedView = 1ull << 58,
+  /// Shares storage with a contiguous operand and copies a strided one
+  /// (contiguous, reshape, flatten).
+  CopiesIfStrided = 1ull << 59,
+  /// A conversion that returns its operand itself unless the dtype or the
+  /// device changes or a copy is asked for (to, toType).
+  Converts = 1ull << 60,
+
   // --- Values and boundaries ------------------------------------------------
   /// A view or copy of the operand's values (shape, dtype, device,
   /// selection): how close to a boundary the values are is unchanged.

@@ -42,7 +42,14 @@ struct Device final {
   bool is_cuda() const { return false; }
 };
 
-enum class ScalarType : int8_t { Float, Double, Long };
+enum class ScalarType : int8_t { Float, Double, Long, Byte };
+// torch-from-blob-outlives-buffer: dtypes as the real <c10/core/ScalarType.h>
+// names them.
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kLong = ScalarType::Long;
 
 class Scalar {
 public:
@@ -75,6 +82,11 @@ using c10::kCPU;
 using c10::kCUDA;
 using c10::Scalar;
 using c10::ScalarType;
+using c10::kByte;
+using c10::kFloat;
+using c10::kFloat32;
+using c10::kDouble;
+using c10::kLong;
 using AutoGradMode = c10::AutoGradMode;
 using NoGradGuard = c10::NoGradGuard;
 
@@ -141,7 +153,11 @@ public:
 
   // Conversions.
   Tensor to(Device) const { return *this; }
-  Tensor to(ScalarType) const { return *this; }
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const { return *this; }
+  Tensor toType(ScalarType) const { return *this; }
+  Tensor permute(std::vector<int64_t>) const { return *this; }
+  Tensor transpose(int64_t, int64_t) const { return *this; }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const { return *this; }
   Tensor cpu() const { return *this; }
   Tensor cuda() const { return *this; }
   Tensor clone() const { return *this; }
@@ -300,6 +316,7 @@ Tensor dot(const Tensor &, const Tensor &);
 Tensor mm(const Tensor &, const Tensor &);
 Tensor outer(const Tensor &, const Tensor &);
 Tensor conv2d(const Tensor &input, const Tensor &weight);
+Tensor from_blob(void *data, std::vector<int64_t> sizes, const TensorOptions &options = {});
 } // namespace at
 
 namespace torch {
@@ -328,6 +345,35 @@ inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
                             const at::TensorOptions &options = {}) {
   return {};
 }
+// torch-from-blob-outlives-buffer: the overloads with strides and a deleter,
+// as in the real <torch/csrc/autograd/generated/variable_factories.h>.
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            const std::function<void(void *)> &deleter,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides,
+                            const std::function<void(void *)> &deleter,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+
+namespace data {
+template <typename Data = at::Tensor, typename Target = at::Tensor>
+struct Example {
+  Example() = default;
+  Example(Data data, Target target)
+      : data(std::move(data)), target(std::move(target)) {}
+  Data data;
+  Target target;
+};
+} // namespace data
 
 namespace autograd {
 using Variable = at::Tensor;
