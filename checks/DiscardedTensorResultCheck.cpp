@@ -126,8 +126,10 @@ void DiscardedTensorResultCheck::report(const Expr &Dropped,
                                         bool InInstantiation,
                                         const MatchFinder::MatchResult &Result) {
   std::optional<LibTorchCall> C = outOfPlaceCall(Dropped);
-  if (!C)
+  if (!C) {
+    reportHelper(Dropped, Result);
     return;
+  }
   const SourceManager &SM = *Result.SourceManager;
   SourceLocation Name = calleeNameLoc(*C);
   if (Name.isInvalid())
@@ -163,6 +165,39 @@ void DiscardedTensorResultCheck::report(const Expr &Dropped,
       isTensorType(C->Call->getType()))
     Diag << FixItHint::CreateInsertion(beginLoc(*C->Call),
                                        (Text + " = ").str());
+}
+
+void DiscardedTensorResultCheck::reportHelper(
+    const Expr &Dropped, const MatchFinder::MatchResult &Result) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(stripImplicit(&Dropped));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isa<CXXMemberCallExpr>(Call))
+    return;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+      Method && Method->isVirtual())
+    return;
+  if (!Helpers.isPure(*Callee))
+    return;
+  // The name the call is written with: the function's, or the variable that
+  // holds the lambda.
+  SourceLocation Name = beginLoc(*Call);
+  std::string Spelling = Callee->getNameAsString();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const ValueDecl *Holder = namedEntity(*Op->getArg(0));
+    if (!Holder)
+      return;
+    Spelling = Holder->getNameAsString();
+  } else if (const auto *Ref = dyn_cast<DeclRefExpr>(
+                 Call->getCallee()->IgnoreParenImpCasts())) {
+    Name = Ref->getLocation();
+  }
+  const SourceManager &SM = *Result.SourceManager;
+  if (!isInUserCode(SM.getSpellingLoc(Name), SM) ||
+      !Reported.insert(SM.getExpansionLoc(Name)).second)
+    return;
+  diag(Name, "result of '%0' is discarded, and it only computes a tensor out "
+             "of place, so the statement changes nothing; assign the result")
+      << Spelling;
 }
 
 } // namespace clang::tidy::torch

@@ -4,6 +4,7 @@
 #define TORCH_TIDY_CHECKS_DISCARDEDTENSORRESULTCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/PureTensorFunction.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -20,6 +21,9 @@ namespace clang::tidy::torch {
 /// (`x.clamp_(0, 1)`, `torch::relu_(x)`); otherwise, for a conversion, view
 /// or detach (`to`, `contiguous`, `squeeze`, `detach`), an assignment
 /// (`x = x.to(device)`).
+///
+/// A dropped call of a helper of the translation unit that only computes a
+/// tensor out of place (`normalize(x);`) is reported too, without a fix-it.
 class DiscardedTensorResultCheck : public ClangTidyCheck {
 public:
   DiscardedTensorResultCheck(StringRef Name, ClangTidyContext *Context)
@@ -29,14 +33,25 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Reported.clear(); }
-  void onEndOfTranslationUnit() override { Reported.clear(); }
+  void onStartOfTranslationUnit() override {
+    Reported.clear();
+    Helpers.clear();
+  }
+  void onEndOfTranslationUnit() override {
+    Reported.clear();
+    Helpers.clear();
+  }
 
 private:
   void report(const Expr &Dropped, bool InInstantiation,
               const ast_matchers::MatchFinder::MatchResult &Result);
+  /// A dropped call of a function of the translation unit that only computes
+  /// a tensor out of place (PureTensorFunctions).
+  void reportHelper(const Expr &Dropped,
+                    const ast_matchers::MatchFinder::MatchResult &Result);
 
   UserCodeMatchFinder UserCode{*this};
+  PureTensorFunctions Helpers;
   /// One diagnostic per call (a macro expanded twice, instantiations).
   llvm::DenseSet<SourceLocation> Reported;
 };

@@ -6,7 +6,7 @@
 #include <torch/torch.h>
 #include <tuple>
 
-torch::Tensor use(const torch::Tensor &t) { return t; }
+void use(const torch::Tensor &t);
 
 // Results that are kept, passed on, returned or dropped on purpose.
 torch::Tensor used(torch::Tensor x, torch::Device device) {
@@ -22,6 +22,7 @@ torch::Tensor used(torch::Tensor x, torch::Device device) {
     return x.contiguous();
   auto pick = [&] { return x.squeeze(); };
   auto w = (x.relu_(), x.sigmoid());
+  use(y);
   return y + z + pick() + w;
 }
 
@@ -72,7 +73,7 @@ struct MyTensor {
   MyTensor to(int) const { return *this; }
 };
 namespace mine {
-torch::Tensor relu(const torch::Tensor &t) { return t; }
+torch::Tensor relu(const torch::Tensor &t);
 } // namespace mine
 
 void userCode(MyTensor m, torch::Tensor x) {
@@ -88,3 +89,54 @@ template void moveTo<MyTensor>(MyTensor);
 // An operand of dependent type in a template nobody instantiates: only its
 // name is known.
 template <typename T> void dependentOnly(T x) { x.clamp(0, 1); }
+
+// Helpers that do something besides computing their result, or whose result
+// is used: not reported.
+torch::Tensor counted(const torch::Tensor &x, int &calls) {
+  ++calls;
+  return x.relu();
+}
+torch::Tensor clampInPlace(torch::Tensor x) {
+  x.clamp_(0, 1);
+  return x;
+}
+torch::Tensor logged(const torch::Tensor &x) {
+  std::vector<int> seen;
+  seen.push_back(1);
+  return x.sigmoid();
+}
+torch::Tensor branchy(const torch::Tensor &x, bool b) {
+  if (b)
+    return x.relu();
+  return x;
+}
+torch::Tensor viaUser(const torch::Tensor &x) { return mine::relu(x); }
+torch::Tensor &identity(torch::Tensor &x) { return x; }
+struct Stateful {
+  torch::Tensor w;
+  torch::Tensor apply(const torch::Tensor &x) const { return x.mm(w); }
+  virtual torch::Tensor hook(const torch::Tensor &x) { return x.relu(); }
+  torch::Tensor pure(const torch::Tensor &x) const { return x.relu(); }
+};
+torch::Tensor stored;
+torch::Tensor global(const torch::Tensor &x) { return x + stored; }
+torch::Tensor declaredOnly(const torch::Tensor &x);
+
+void helperCalls(torch::Tensor x, Stateful &s) {
+  int calls = 0;
+  counted(x, calls);
+  clampInPlace(x);
+  logged(x);
+  branchy(x, true);
+  viaUser(x);
+  identity(x);
+  s.apply(x);
+  s.hook(x);
+  s.pure(x);
+  global(x);
+  declaredOnly(x);
+  auto keep = [&](const torch::Tensor &t) { stored = t; return t; };
+  keep(x);
+  auto y = counted(x, calls);
+  (void)y;
+}

@@ -61,6 +61,19 @@ void update(torch::nn::Linear &net, double lr) {
   // CHECK-FIXES: {{^}}    p.sub_(p.grad() * lr);{{$}}
 }
 
+torch::Tensor normalized(const torch::Tensor &x) {
+  auto centred = x - x.mean();
+  return centred / (centred.std() + 1e-6);
+}
+
+void helper(torch::Tensor x) {
+  normalized(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: result of 'normalized' is discarded, and it only computes a tensor out of place, so the statement changes nothing; assign the result [torch-discarded-tensor-result]
+  auto clip = [](const torch::Tensor &t) { return t.clamp(0, 1); };
+  clip(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: result of 'clip' is discarded
+}
+
 template <typename T> void moveTo(T x, torch::Device device) {
   x.to(device);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of out-of-place 'to' is discarded

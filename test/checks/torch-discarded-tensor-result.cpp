@@ -234,6 +234,32 @@ public:
 };
 template class Runner<torch::nn::Linear>;
 
+// --- Through a helper that only computes a tensor out of place -----------------
+
+torch::Tensor normalized(const torch::Tensor &x) {
+  auto centred = x - x.mean();
+  return centred / (centred.std() + 1e-6);
+}
+template <typename S> torch::Tensor scaled(torch::Tensor x, S s) { return x * s; }
+namespace prep {
+static torch::Tensor toDevice(torch::Tensor x, torch::Device d) { return x.to(d); }
+} // namespace prep
+
+void helpers(torch::Tensor x, torch::Device device) {
+  normalized(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: result of 'normalized' is discarded, and it only computes a tensor out of place, so the statement changes nothing; assign the result [torch-discarded-tensor-result]
+  scaled(x, 2.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: result of 'scaled' is discarded, and it only computes
+  prep::toDevice(x, device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: result of 'toDevice' is discarded, and it only computes
+  auto clip = [](const torch::Tensor &t) { return t.clamp(0, 1); };
+  clip(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: result of 'clip' is discarded, and it only computes
+  for (int i = 0; i < 3; ++i)
+    normalized(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of 'normalized' is discarded
+}
+
 // --- NOLINT -------------------------------------------------------------------------
 
 void suppressed(torch::Tensor x) {
