@@ -79,10 +79,10 @@ const CallExpr *callAt(const Stmt *Body, SourceLocation Loc) {
   return Found;
 }
 
-const auto DiscardingStmt = stmt(anyOf(
-    compoundStmt(), ifStmt(), forStmt(), cxxForRangeStmt(), whileStmt(),
-    doStmt(), switchStmt(), switchCase(), labelStmt(),
-    binaryOperator(hasOperatorName(","))));
+const auto DiscardingStmt =
+    stmt(anyOf(compoundStmt(), ifStmt(), forStmt(), cxxForRangeStmt(),
+               whileStmt(), doStmt(), switchStmt(), switchCase(), labelStmt(),
+               binaryOperator(hasOperatorName(","))));
 
 } // namespace
 
@@ -92,11 +92,10 @@ void DiscardedTensorResultCheck::registerMatchers(MatchFinder *Finder) {
   UserCode.addMatcher(stmt(DiscardingStmt, isExpansionInUserCode(),
                            unless(ast_matchers::isInTemplateInstantiation()))
                           .bind("parent"));
-  UserCode.addMatcher(
-      stmt(DiscardingStmt, isExpansionInUserCode(),
-           ast_matchers::isInTemplateInstantiation(),
-           forFunction(functionDecl().bind("instance")))
-          .bind("parent"));
+  UserCode.addMatcher(stmt(DiscardingStmt, isExpansionInUserCode(),
+                           ast_matchers::isInTemplateInstantiation(),
+                           forFunction(functionDecl().bind("instance")))
+                          .bind("parent"));
   UserCode.registerWith(*Finder);
 }
 
@@ -122,9 +121,9 @@ void DiscardedTensorResultCheck::check(const MatchFinder::MatchResult &Result) {
   });
 }
 
-void DiscardedTensorResultCheck::report(const Expr &Dropped,
-                                        bool InInstantiation,
-                                        const MatchFinder::MatchResult &Result) {
+void DiscardedTensorResultCheck::report(
+    const Expr &Dropped, bool InInstantiation,
+    const MatchFinder::MatchResult &Result) {
   std::optional<LibTorchCall> C = outOfPlaceCall(Dropped);
   if (!C) {
     reportHelper(Dropped, Result);
@@ -159,8 +158,7 @@ void DiscardedTensorResultCheck::report(const Expr &Dropped,
   }
   // The same values in another form (a conversion, a view, detach): the
   // writer meant to keep the result in the tensor's place.
-  const StringRef Text =
-      fileText(*Target, SM, Result.Context->getLangOpts());
+  const StringRef Text = fileText(*Target, SM, Result.Context->getLangOpts());
   if (!Text.empty() && C->is(op::ValuePreserving | op::RemovesHistory) &&
       isTensorType(C->Call->getType()))
     Diag << FixItHint::CreateInsertion(beginLoc(*C->Call),

@@ -33,10 +33,13 @@ using namespace torch_tidy_runtime;
 // A batch of two 2 x 2 RGB images, 8 bits per channel, channels last.
 torch::Tensor images() {
   torch::manual_seed(0);
-  return torch::randint(0, 256, {2, 2, 2, 3}, torch::TensorOptions(torch::kByte));
+  return torch::randint(0, 256, {2, 2, 2, 3},
+                        torch::TensorOptions(torch::kByte));
 }
 
-TEST(DiscardedTensorResult, RunDescription) { std::cout << runDescription() << "\n"; }
+TEST(DiscardedTensorResult, RunDescription) {
+  std::cout << runDescription() << "\n";
+}
 
 TEST(DiscardedTensorResult, BuggyBatchKeepsDtypeLayoutAndValues) {
   torch::Tensor Raw = images();
@@ -45,7 +48,8 @@ TEST(DiscardedTensorResult, BuggyBatchKeepsDtypeLayoutAndValues) {
   std::cout << "buggy: dtype " << Buggy.dtype() << ", contiguous "
             << Buggy.is_contiguous() << ", max " << Buggy.max().item<double>()
             << "; fixed: dtype " << Fixed.dtype() << ", contiguous "
-            << Fixed.is_contiguous() << ", max " << Fixed.max().item<double>() << "\n";
+            << Fixed.is_contiguous() << ", max " << Fixed.max().item<double>()
+            << "\n";
   // Every dropped statement left the tensor as permute() made it.
   EXPECT_EQ(Buggy.scalar_type(), torch::kByte);
   EXPECT_FALSE(Buggy.is_contiguous());
@@ -56,7 +60,8 @@ TEST(DiscardedTensorResult, BuggyBatchKeepsDtypeLayoutAndValues) {
   EXPECT_TRUE(Fixed.is_contiguous());
   EXPECT_LE(Fixed.max().item<double>(), 1);
   EXPECT_GE(Fixed.min().item<double>(), 0);
-  EXPECT_TRUE(torch::allclose(Fixed, Raw.permute({0, 3, 1, 2}).to(torch::kFloat) / 255));
+  EXPECT_TRUE(torch::allclose(
+      Fixed, Raw.permute({0, 3, 1, 2}).to(torch::kFloat) / 255));
 }
 
 TEST(DiscardedTensorResult, ModelFedTheBuggyBatchSeesTheUnconvertedInput) {
@@ -69,7 +74,8 @@ TEST(DiscardedTensorResult, ModelFedTheBuggyBatchSeesTheUnconvertedInput) {
             << Buggy.substr(0, Buggy.find('\n')) << "\n";
   EXPECT_TRUE(contains(Buggy, "mat1 and mat2 must have the same dtype"));
   const std::string Fixed = thrownMessage([&] {
-    torch::Tensor Out = Net->forward(fixed::prepareImages(images(), torch::kCPU).flatten(1));
+    torch::Tensor Out =
+        Net->forward(fixed::prepareImages(images(), torch::kCPU).flatten(1));
     EXPECT_TRUE(torch::isfinite(Out).all().item<bool>());
   });
   EXPECT_EQ(Fixed, "");
@@ -91,13 +97,14 @@ TEST(DiscardedTensorResult, BuggyStepLeavesTheParametersUnchanged) {
     double Moved = 0;
     for (size_t I = 0; I < Before.size(); ++I)
       Moved += (Net->parameters()[I] - Before[I]).abs().sum().item<double>();
-    std::cout << (UseFixed ? "fixed" : "buggy") << " step moved the parameters by "
-              << Moved << "\n";
+    std::cout << (UseFixed ? "fixed" : "buggy")
+              << " step moved the parameters by " << Moved << "\n";
     if (UseFixed) {
       EXPECT_GT(Moved, 0);
       for (size_t I = 0; I < Before.size(); ++I)
-        EXPECT_TRUE(torch::allclose(Net->parameters()[I],
-                                    Before[I] - 0.1 * Net->parameters()[I].grad()));
+        EXPECT_TRUE(
+            torch::allclose(Net->parameters()[I],
+                            Before[I] - 0.1 * Net->parameters()[I].grad()));
     } else {
       EXPECT_EQ(Moved, 0);
     }
@@ -108,7 +115,8 @@ TEST(DiscardedTensorResult, BuggyStepLeavesTheParametersUnchanged) {
 // the model is on the GPU.
 TEST(DiscardedTensorResult, CudaBatchStaysOnTheCpu) {
   if (!cudaAvailable())
-    GTEST_SKIP() << "no usable CUDA device: the device half of the proof needs one";
+    GTEST_SKIP()
+        << "no usable CUDA device: the device half of the proof needs one";
   torch::Device Device = testDevice();
   torch::Tensor Buggy = buggy::prepareImages(images(), Device);
   torch::Tensor Fixed = fixed::prepareImages(images(), Device);
@@ -116,7 +124,9 @@ TEST(DiscardedTensorResult, CudaBatchStaysOnTheCpu) {
   EXPECT_EQ(Fixed.device(), Device);
   torch::nn::Linear Net(12, 2);
   Net->to(Device);
-  EXPECT_NE(thrownMessage([&] { Net->forward(Buggy.to(torch::kFloat).flatten(1)); }), "");
+  EXPECT_NE(
+      thrownMessage([&] { Net->forward(Buggy.to(torch::kFloat).flatten(1)); }),
+      "");
   EXPECT_EQ(thrownMessage([&] { Net->forward(Fixed.flatten(1)); }), "");
 }
 

@@ -128,7 +128,8 @@ bool PureTensorFunctions::isPure(const FunctionDecl &Fn) {
   if (!Fn.hasBody(Def) || !Def || Def->isDependentContext() ||
       !isTensorType(Def->getReturnType()) ||
       Def->getReturnType()->isReferenceType() ||
-      !isInUserCode(Def->getLocation(), Def->getASTContext().getSourceManager()))
+      !isInUserCode(Def->getLocation(),
+                    Def->getASTContext().getSourceManager()))
     return false;
   const bool Pure = isPureBody(Def->getBody());
   Cache[&Fn] = Pure;

@@ -1,4 +1,4 @@
-//===--- PureTensorFunction.h - functions that only compute tensors -*- C++ -*-===//
+//===--- PureTensorFunction.h - helpers that only compute -----*- C++ -*-===//
 //
 // Does a function of the translation unit do anything besides computing the
 // tensor it returns? A helper such as
