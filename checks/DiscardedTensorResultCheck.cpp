@@ -79,45 +79,42 @@ const CallExpr *callAt(const Stmt *Body, SourceLocation Loc) {
   return Found;
 }
 
-const auto DiscardingStmt =
-    stmt(anyOf(compoundStmt(), ifStmt(), forStmt(), cxxForRangeStmt(),
-               whileStmt(), doStmt(), switchStmt(), switchCase(), labelStmt(),
-               binaryOperator(hasOperatorName(","))));
-
 } // namespace
 
 void DiscardedTensorResultCheck::registerMatchers(MatchFinder *Finder) {
-  // Templates are checked as written; an instantiation adds only the calls on
-  // an operand of dependent type, which only it shows to be tensors.
-  UserCode.addMatcher(stmt(DiscardingStmt, isExpansionInUserCode(),
-                           unless(ast_matchers::isInTemplateInstantiation()))
-                          .bind("parent"));
-  UserCode.addMatcher(stmt(DiscardingStmt, isExpansionInUserCode(),
-                           ast_matchers::isInTemplateInstantiation(),
-                           forFunction(functionDecl().bind("instance")))
-                          .bind("parent"));
+  // Every function body of the user's code, walked from its declaration (no
+  // parent map): templates as written, and their instantiations for the calls
+  // on an operand of dependent type, which only an instantiation shows to be
+  // tensors.
+  UserCode.addMatcher(
+      functionDecl(isDefinition(), isExpansionInUserCode()).bind("function"));
   UserCode.registerWith(*Finder);
 }
 
 void DiscardedTensorResultCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
-  const auto *Parent = Result.Nodes.getNodeAs<Stmt>("parent");
-  const auto *Instance = Result.Nodes.getNodeAs<FunctionDecl>("instance");
-  forEachDiscardedValue(*Parent, [&](const Expr &Dropped) {
-    if (!Instance) {
-      report(Dropped, /*InInstantiation=*/false, Result);
-      return;
-    }
-    // Reported from the template as written unless its operand's type was
-    // dependent there.
-    const FunctionDecl *Pattern = Instance->getTemplateInstantiationPattern();
-    const CallExpr *Written =
-        Pattern && Pattern->getBody()
-            ? callAt(Pattern->getBody(), beginLoc(Dropped))
-            : nullptr;
-    if (!Written || !outOfPlaceCall(*Written))
-      report(Dropped, /*InInstantiation=*/true, Result);
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("function");
+  if (!Fn->getBody())
+    return;
+  const bool Instance = isInTemplateInstantiation(*Fn);
+  const FunctionDecl *Pattern =
+      Instance ? Fn->getTemplateInstantiationPattern() : nullptr;
+  forEachStmt(Fn->getBody(), [&](const Stmt &Parent) {
+    forEachDiscardedValue(Parent, [&](const Expr &Dropped) {
+      if (!Instance) {
+        report(Dropped, /*InInstantiation=*/false, Result);
+        return;
+      }
+      // Reported from the template as written unless its operand's type was
+      // dependent there.
+      const CallExpr *Written =
+          Pattern && Pattern->getBody()
+              ? callAt(Pattern->getBody(), beginLoc(Dropped))
+              : nullptr;
+      if (!Written || !outOfPlaceCall(*Written))
+        report(Dropped, /*InInstantiation=*/true, Result);
+    });
   });
 }
 
