@@ -127,22 +127,6 @@ bool hasOnlyDim(const LibTorchCall &C) {
   return Written == (C.Object ? 1u : 2u);
 }
 
-/// The location of the name of the function a LibTorch call invokes.
-SourceLocation calleeNameLoc(const LibTorchCall &C) {
-  if (const auto *Member = dyn_cast_or_null<MemberExpr>(C.Member))
-    return Member->getMemberLoc();
-  if (const auto *M = dyn_cast_or_null<CXXDependentScopeMemberExpr>(C.Member))
-    return M->getMemberLoc();
-  if (const auto *M = dyn_cast_or_null<UnresolvedMemberExpr>(C.Member))
-    return M->getMemberLoc();
-  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee))
-    return Ref->getLocation();
-  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
-    return ULE->getNameLoc();
-  return {};
-}
-
 AST_MATCHER(CallExpr, takesScores) {
   StringRef Loss = lossOpName(Node);
   return !Loss.empty() &&

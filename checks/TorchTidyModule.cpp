@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "DiscardedTensorResultCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
 #include "FromBlobOutlivesBufferCheck.h"
@@ -36,6 +37,8 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<DiscardedTensorResultCheck>(
+        "torch-discarded-tensor-result");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
     Factories.registerCheck<EvalModeNotRestoredCheck>(

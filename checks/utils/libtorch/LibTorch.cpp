@@ -466,6 +466,16 @@ std::optional<LibTorchCall> asLibTorchCall(const Expr *E) {
     R.Name = M->getName();
     R.Object = MC->getImplicitObjectArgument();
     R.Member = Callee;
+  } else if (const auto *ME = dyn_cast<MemberExpr>(Callee);
+             ME && isTensorMethod(ME->getMemberDecl())) {
+    // In a template, a tensor method with one candidate called with dependent
+    // arguments (`x.clamp(0, hi)`): a plain call of the member, not yet a
+    // CXXMemberCallExpr.
+    if (!ME->getMemberDecl()->getIdentifier())
+      return std::nullopt;
+    R.Name = ME->getMemberDecl()->getName();
+    R.Object = ME->getBase();
+    R.Member = ME;
   } else if (const FunctionDecl *FD = Call->getDirectCallee()) {
     if (!FD->getIdentifier() || !isLibTorchFunction(FD))
       return std::nullopt;
@@ -511,6 +521,82 @@ const OpInfo *tensorOpOf(const CallExpr &Call) {
     if (isLibTorchFunction(F))
       return lookupOp(F->getName());
   return nullptr;
+}
+
+namespace {
+
+/// at::Tensor, or a std::tuple or list of tensors.
+bool isTensorResultType(QualType T) {
+  if (isTensorType(T) || isTensorListType(T))
+    return true;
+  const auto *Tuple =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
+  if (!Tuple || !hasQualifiedName(Tuple, {"std::tuple", "std::__1::tuple"}))
+    return false;
+  const TemplateArgumentList &Args = Tuple->getTemplateArgs();
+  if (Args.size() != 1 || Args[0].getKind() != TemplateArgument::Pack ||
+      Args[0].pack_size() == 0)
+    return false;
+  return llvm::all_of(Args[0].pack_elements(), [](const TemplateArgument &A) {
+    return A.getKind() == TemplateArgument::Type && isTensorType(A.getAsType());
+  });
+}
+
+/// The declarations a LibTorch call may invoke: its callee, or every
+/// candidate of a lookup still unresolved in a template.
+llvm::SmallVector<const FunctionDecl *, 4> candidatesOf(const LibTorchCall &C) {
+  llvm::SmallVector<const FunctionDecl *, 4> Result;
+  if (const FunctionDecl *F = C.Call->getDirectCallee()) {
+    Result.push_back(F);
+    return Result;
+  }
+  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Overloads = dyn_cast<OverloadExpr>(Callee))
+    for (const NamedDecl *D : Overloads->decls())
+      if (const FunctionDecl *F = asFunction(D))
+        Result.push_back(F);
+  return Result;
+}
+
+} // namespace
+
+bool returnsTensors(const LibTorchCall &C) {
+  if (!C.Call->getType()->isDependentType())
+    return isTensorResultType(C.Call->getType());
+  llvm::SmallVector<const FunctionDecl *, 4> Candidates = candidatesOf(C);
+  return !Candidates.empty() &&
+         llvm::all_of(Candidates, [](const FunctionDecl *F) {
+           return isTensorResultType(F->getReturnType());
+         });
+}
+
+bool declaresSibling(const LibTorchCall &C, StringRef Spelling) {
+  llvm::SmallVector<const FunctionDecl *, 4> Candidates = candidatesOf(C);
+  if (Candidates.empty())
+    return false;
+  const FunctionDecl *F = Candidates.front();
+  const DeclContext *Home = F->getDeclContext()->getRedeclContext();
+  if (C.Object ? !isa<CXXRecordDecl>(Home) : !isa<NamespaceDecl>(Home))
+    return false;
+  IdentifierInfo &Name = F->getASTContext().Idents.get(Spelling);
+  return llvm::any_of(Home->lookup(&Name), [](const NamedDecl *D) {
+    return asFunction(D) != nullptr;
+  });
+}
+
+SourceLocation calleeNameLoc(const LibTorchCall &C) {
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(C.Member))
+    return Member->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<CXXDependentScopeMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<UnresolvedMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee))
+    return Ref->getLocation();
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+    return ULE->getNameLoc();
+  return {};
 }
 
 std::uint64_t savingRolesOf(const CallExpr &Call) {

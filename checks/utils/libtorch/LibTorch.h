@@ -145,6 +145,21 @@ const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
 /// operations the table does not know.
 const OpInfo *tensorOpOf(const CallExpr &Call);
 
+/// True if the LibTorch call \p C returns tensors (an at::Tensor, or a tuple
+/// or list of them); for a call still unresolved in a template, when every
+/// candidate does.
+bool returnsTensors(const LibTorchCall &C);
+
+/// True if LibTorch declares \p Spelling where \p C's callee lives: as a
+/// method of the same tensor class for a method call, as a function of the
+/// callee's namespace for a function call (`at::relu_` exists, `at::add_`
+/// does not).
+bool declaresSibling(const LibTorchCall &C, StringRef Spelling);
+
+/// The location of the name of the function a LibTorch call invokes (`clamp`
+/// in `x.clamp(0, 1)`, `relu` in `torch::relu(x)`).
+SourceLocation calleeNameLoc(const LibTorchCall &C);
+
 /// The roles of a tensor operation that saves tensors for its backward
 /// (op::SavesOutput, op::SavesInput, op::SavesOperands): tensorOpOf's, and
 /// those of mul and div for `a * b` and `a / b` on tensors; 0 otherwise.

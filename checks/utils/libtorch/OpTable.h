@@ -184,6 +184,18 @@ inline op::Boundary boundaryOf(llvm::StringRef Name) {
   return Info ? Info->Boundary : op::NoBoundary;
 }
 
+/// True if the operation returns its result and writes into none of its
+/// operands (no op::InPlace, op::KeepsValues or op::ReadsValues): a call whose
+/// result is dropped does nothing.
+inline bool isOutOfPlace(const OpInfo &Info) {
+  return (Info.Roles & (op::InPlace | op::KeepsValues | op::ReadsValues)) == 0;
+}
+
+/// The in-place spelling of the out-of-place operation \p Name (`clamp` ->
+/// `clamp_`): the table's line `Name_` when it is op::InPlace; null if there
+/// is none.
+const OpInfo *inPlaceTwinOf(llvm::StringRef Name);
+
 /// Calls \p Fn on every line of the table, in the table's order.
 void forEachOp(llvm::function_ref<void(const OpInfo &)> Fn);
 

@@ -14,6 +14,7 @@
 #include <istream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -238,6 +239,13 @@ public:
   const Tensor &clamp_(c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt) const { return *this; }
   Tensor mul(Scalar) const { return *this; }
 
+  // torch-discarded-tensor-result.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const { return {}; }
+  const Tensor &squeeze_() const { return *this; }
+  const Tensor &abs_() const { return *this; }
+  Tensor masked_fill(const Tensor &mask, Scalar value) const { return *this; }
+  const Tensor &masked_fill_(const Tensor &mask, Scalar value) const { return *this; }
+
   Tensor &operator+=(const Tensor &) { return *this; }
   Tensor &operator+=(Scalar) { return *this; }
   Tensor &operator-=(const Tensor &) { return *this; }
@@ -317,6 +325,10 @@ Tensor mm(const Tensor &, const Tensor &);
 Tensor outer(const Tensor &, const Tensor &);
 Tensor conv2d(const Tensor &input, const Tensor &weight);
 Tensor from_blob(void *data, std::vector<int64_t> sizes, const TensorOptions &options = {});
+// torch-discarded-tensor-result: add has no function form in place, clamp_ has.
+Tensor add(const Tensor &, const Tensor &, Scalar alpha = 1);
+Tensor &clamp_(Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
+Tensor squeeze(const Tensor &);
 } // namespace at
 
 namespace torch {
