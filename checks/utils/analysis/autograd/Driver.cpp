@@ -49,7 +49,7 @@ constexpr unsigned MaxRounds = 12;
 struct AutogradFlowBuilder::Schedule {
   using Step = llvm::PointerUnion<const Stmt *, const VarDecl *>;
   std::unique_ptr<CFG> Graph;
-  std::optional<PostOrderCFGView> Order;
+  std::unique_ptr<PostOrderCFGView> Order;
   std::vector<llvm::SmallVector<Step, 4>> Steps;
 };
 
@@ -141,7 +141,7 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
     return St;
   };
 
-  Plan.Order.emplace(Plan.Graph.get());
+  Plan.Order = std::make_unique<PostOrderCFGView>(Plan.Graph.get());
   Plan.Steps.resize(Plan.Graph->getNumBlockIDs());
   llvm::SmallPtrSet<const Stmt *, 32> Seen;
   for (const CFGBlock *Block : *Plan.Order)
@@ -177,9 +177,12 @@ bool AutogradFlowBuilder::inStateOf(
     In = Entry;
   for (const CFGBlock::AdjacentBlock &Pred : Block.preds()) {
     const CFGBlock *P = Pred.getReachableBlock();
-    if (!P || !OutStates[P->getBlockID()])
+    if (!P)
       continue;
-    In.join(*OutStates[P->getBlockID()]);
+    const std::optional<State> &PredOut = OutStates[P->getBlockID()];
+    if (!PredOut)
+      continue;
+    In.join(*PredOut);
     Reached = true;
   }
   return Reached;
