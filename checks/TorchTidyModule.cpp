@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "DeviceMismatchCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
 #include "InplaceOnSavedTensorCheck.h"
@@ -31,6 +32,7 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
     Factories.registerCheck<EvalModeNotRestoredCheck>(
