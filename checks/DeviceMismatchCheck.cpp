@@ -172,12 +172,12 @@ void DeviceMismatchCheck::reportIfOnCpu(const Expr &Arg,
                            "move the tensor to that device with .to()")
         << &Module;
     // The fix-it names the module's device when exactly one device
-    // expression is in scope: the device variable it was moved to (the only
-    // one visible here), a member of this class, or a constant.
+    // expression is in scope: the torch::Device variable it was moved to (the
+    // only one visible here), a member of this class, or a constant.
     const Expr *Device = Move.Device->IgnoreUnlessSpelledInSource();
     const auto Visible = visibleLocalVariables(
         Use, Fn, Parents, [](const VarDecl &VD) {
-          return VD.getIdentifier() && isDeviceType(VD.getType());
+          return VD.getIdentifier() && isDeviceClassType(VD.getType());
         });
     bool Usable = false;
     if (deviceConstantOf(Device) != DeviceConstant::NotConstant)
