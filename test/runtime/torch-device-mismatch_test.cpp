@@ -57,7 +57,8 @@ TEST(DeviceMismatch, BothRunOnTheCpu) {
 TEST(DeviceMismatch, BuggyThrowsOnTheMetaDevice) {
   const torch::Device Meta("meta");
   const torch::TensorOptions OnMeta = torch::TensorOptions().device(Meta);
-  const std::string Message = thrownMessage([&] { buggy::batchLoss(Meta, OnMeta); });
+  const std::string Message =
+      thrownMessage([&] { buggy::batchLoss(Meta, OnMeta); });
   std::cout << "buggy on meta: " << Message.substr(0, Message.find('\n'))
             << "\n";
   EXPECT_TRUE(contains(Message, Mismatch));
@@ -82,7 +83,8 @@ TEST(DeviceMismatch, BuggyThrowsOnCuda) {
   EXPECT_TRUE(contains(Message, Mismatch));
   EXPECT_TRUE(contains(Message, "cuda:0 and cpu"));
   torch::Tensor Loss;
-  EXPECT_EQ(thrownMessage([&] { Loss = fixed::batchLoss(torch::kCUDA, {}); }), "");
+  EXPECT_EQ(
+      thrownMessage([&] { Loss = fixed::batchLoss(torch::kCUDA, {}); }), "");
   EXPECT_TRUE(Loss.device().is_cuda());
   EXPECT_TRUE(std::isfinite(Loss.item<double>()));
 }

@@ -523,7 +523,8 @@ bool DevicePlacement::isLoaderBatchField(const Expr *E) {
   if (!Member || Member->isArrow())
     return false;
   const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-  if (!Field || !isDataExampleClass(dyn_cast<CXXRecordDecl>(Field->getParent())) ||
+  if (!Field ||
+      !isDataExampleClass(dyn_cast<CXXRecordDecl>(Field->getParent())) ||
       !isTensorType(Field->getType()))
     return false;
   const auto *Ref =
