@@ -92,6 +92,11 @@ void scripted(const std::string &path) {
   // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: tensor created on the CPU is passed to module 'module'
   // CHECK-FIXES: {{^}}  inputs.push_back(torch::ones({1, 3, 224, 224}).to(device));{{$}}
   auto output = module.forward(inputs).toTensor();
+}
+
+// Not flagged: loaded where it was saved (no device variable in scope, so that
+// torch-load-without-device's fix-it, torch::kCPU, keeps it on the CPU).
+void scripted_without_device(const std::string &path) {
   torch::jit::script::Module cpu_module = torch::jit::load(path);
   cpu_module.forward({torch::ones({1, 3, 224, 224})});
 }
