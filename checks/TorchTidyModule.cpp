@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "DeviceMismatchCheck.h"
 #include "DiscardedTensorResultCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
@@ -37,6 +38,7 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
     Factories.registerCheck<DiscardedTensorResultCheck>(
         "torch-discarded-tensor-result");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(

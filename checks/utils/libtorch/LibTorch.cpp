@@ -901,6 +901,95 @@ bool isIValueToTensorCall(const CallExpr &Call) {
          hasQualifiedName(Class, {"c10::IValue"});
 }
 
+// --- Devices, tensor options, data loaders
+// --------------------------------------------------
+
+bool isTensorOptionsType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::TensorOptions"});
+}
+
+DeviceConstant deviceConstantOf(const Expr *E) {
+  E = E ? E->IgnoreUnlessSpelledInSource() : nullptr;
+  if (!E)
+    return DeviceConstant::NotConstant;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (!isDeviceClassType(Construct->getType()) ||
+        Construct->getNumArgs() == 0)
+      return DeviceConstant::NotConstant;
+    // Device(kCUDA, 1): the type decides; Device("cuda:0").
+    return deviceConstantOf(Construct->getArg(0));
+  }
+  if (const auto *Literal = dyn_cast<StringLiteral>(E)) {
+    if (!Literal->isOrdinary())
+      return DeviceConstant::NotConstant;
+    StringRef Text = Literal->getString();
+    return Text == "cpu" || Text.starts_with("cpu:") ? DeviceConstant::Cpu
+                                                     : DeviceConstant::Other;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  if (!Ref || !hasQualifiedName(namedTypeDecl(Ref->getType()),
+                                {"c10::DeviceType"}))
+    return DeviceConstant::NotConstant;
+  const ValueDecl *D = Ref->getDecl();
+  if (const auto *Constant = dyn_cast<EnumConstantDecl>(D))
+    return Constant->getName() == "CPU" ? DeviceConstant::Cpu
+                                        : DeviceConstant::Other;
+  // c10::kCPU, c10::kCUDA, ...: constexpr copies of the enumerators.
+  const auto *VD = dyn_cast<VarDecl>(D);
+  if (!VD || !VD->isConstexpr() || !VD->getIdentifier() ||
+      !hasQualifiedName(VD, {"c10::" + VD->getName().str()}))
+    return DeviceConstant::NotConstant;
+  return VD->getName() == "kCPU" ? DeviceConstant::Cpu : DeviceConstant::Other;
+}
+
+const Expr *moduleMoveDevice(const CallExpr &Call) {
+  const Expr *First = writtenArg(Call, 0);
+  if (!First)
+    return nullptr;
+  if (auto [Method, Class] = methodAndClass(Call); Method && Class) {
+    if (!Method->getIdentifier() || Method->getName() != "to" ||
+        !isModuleClass(Class) || Method->getNumParams() == 0 ||
+        !isDeviceType(Method->getParamDecl(0)->getType()))
+      return nullptr;
+    return First;
+  }
+  // A template's `model->to(device)` on a module of dependent type.
+  if (auto [Base, Name] = dependentMemberOf(Call.getCallee());
+      Base && Name == "to" && !First->isTypeDependent() &&
+      isDeviceType(First->IgnoreUnlessSpelledInSource()->getType()))
+    return First;
+  return nullptr;
+}
+
+std::optional<const Expr *> loadCallDevice(const CallExpr &Call) {
+  unsigned PathIndex;
+  if (calleeIs(Call, "torch::load"))
+    PathIndex = 1;
+  else if (calleeIs(Call, "torch::jit::load"))
+    PathIndex = 0;
+  else
+    return std::nullopt;
+  for (unsigned I = PathIndex + 1; I < Call.getNumArgs(); ++I) {
+    const Expr *Arg = writtenArg(Call, I);
+    if (!Arg)
+      break;
+    if (isDeviceType(Arg->IgnoreUnlessSpelledInSource()->getType()) &&
+        !isEmptyOptional(Arg))
+      return Arg->IgnoreUnlessSpelledInSource();
+  }
+  return static_cast<const Expr *>(nullptr);
+}
+
+bool isDataLoaderClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    return hasQualifiedName(&C, {"torch::data::DataLoaderBase"});
+  });
+}
+
+bool isDataExampleClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, {"torch::data::Example"});
+}
+
 // --- Grad mode
 // -------------------------------------------------------------------
 

@@ -318,6 +318,42 @@ StringRef lossOpName(const CallExpr &Loss);
 /// returned.
 bool isIValueToTensorCall(const CallExpr &Call);
 
+// --- Devices, tensor options, data loaders
+// --------------------------------------------------
+
+/// True if \p T (through references and cv-qualifiers) is c10::TensorOptions
+/// (at::TensorOptions, torch::TensorOptions).
+bool isTensorOptionsType(QualType T);
+
+/// What a device constant names.
+enum class DeviceConstant { NotConstant, Cpu, Other };
+
+/// The device a constant names, as written: c10::kCPU, c10::DeviceType::CPU
+/// and "cpu" are Cpu; kCUDA, DeviceType::CUDA, "cuda:1", ... are Other;
+/// through implicit conversions and a c10::Device constructed from one.
+/// NotConstant for anything else (a variable, a call).
+DeviceConstant deviceConstantOf(const Expr *E);
+
+/// The device argument of a call that moves a module's parameters:
+/// `model->to(device)`, `model.to(torch::kCUDA, torch::kHalf)`
+/// (torch::nn::Module::to, torch::jit::Module::to), or, in a template, a
+/// still-dependent `model->to(d)` whose first argument is a device. Null for
+/// any other call (`model->to(torch::kFloat)` converts the dtype only).
+const Expr *moduleMoveDevice(const CallExpr &Call);
+
+/// For torch::load(value, path, ...) and torch::jit::load(path, ...): the
+/// device argument as written, or null when the call passes none (or an empty
+/// optional). Nullopt for any other call.
+std::optional<const Expr *> loadCallDevice(const CallExpr &Call);
+
+/// True if \p RD is, or derives from, torch::data::DataLoaderBase (what
+/// torch::data::make_data_loader makes).
+bool isDataLoaderClass(const CXXRecordDecl *RD);
+
+/// True if \p RD is torch::data::Example (a data set's example or, stacked, a
+/// batch: `.data`, `.target`).
+bool isDataExampleClass(const CXXRecordDecl *RD);
+
 // --- Grad mode
 // -------------------------------------------------------------------
 

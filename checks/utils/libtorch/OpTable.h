@@ -146,6 +146,16 @@ enum Role : std::uint64_t {
   TakesLogProbabilities = 1ull << 38,
   /// An affine map (linear): its output is raw scores, not probabilities.
   Affine = 1ull << 39,
+
+  // --- Devices ---------------------------------------------------------------
+  /// Converts to the device its arguments name (to, cuda): the result lives
+  /// there; `to` with only a dtype keeps its operand's device.
+  ToDevice = 1ull << 50,
+  /// Copies to the CPU (cpu).
+  ToCpu = 1ull << 51,
+  /// A factory whose result takes its operand's device (and shape and dtype)
+  /// unless its options name another (zeros_like, ones_like, ...).
+  SameDeviceAsOperand = 1ull << 52,
 };
 
 /// The input at which an operation's value or gradient is infinite.

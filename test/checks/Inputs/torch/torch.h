@@ -74,6 +74,24 @@ struct NoGradGuard : public AutoGradMode {
 struct InferenceMode {
   InferenceMode(bool enabled = true) {}
 };
+
+// As in the real <c10/core/TensorOptions.h>: options convert from a dtype or
+// a device; the free builders start a chain.
+struct TensorOptions {
+  TensorOptions() {}
+  TensorOptions(ScalarType) {}
+  TensorOptions(Device) {}
+  TensorOptions(DeviceType) {}
+  TensorOptions requires_grad(bool = true) const { return *this; }
+  TensorOptions dtype(ScalarType) const { return *this; }
+  TensorOptions device(Device) const { return *this; }
+  TensorOptions device_index(int16_t) const { return *this; }
+};
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) {
+  return TensorOptions().requires_grad(r);
+}
 } // namespace c10
 
 namespace at {
@@ -91,13 +109,10 @@ using c10::kLong;
 using AutoGradMode = c10::AutoGradMode;
 using NoGradGuard = c10::NoGradGuard;
 
-struct TensorOptions {
-  TensorOptions() {}
-  TensorOptions(ScalarType) {}
-  TensorOptions requires_grad(bool = true) const { return *this; }
-  TensorOptions dtype(ScalarType) const { return *this; }
-  TensorOptions device(Device) const { return *this; }
-};
+using c10::TensorOptions;
+using c10::device;
+using c10::dtype;
+using c10::requires_grad;
 
 class Tensor;
 
@@ -153,8 +168,15 @@ public:
   Scalar item() const { return Scalar(0.0); }
 
   // Conversions.
-  Tensor to(Device) const { return *this; }
-  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const { return *this; }
+  // As in the real TensorBody.h: a device converts to TensorOptions.
+  Tensor to(TensorOptions options = {}, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(ScalarType dtype, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(const Tensor &other, bool non_blocking = false,
+            bool copy = false) const { return *this; }
   Tensor toType(ScalarType) const { return *this; }
   Tensor permute(std::vector<int64_t>) const { return *this; }
   Tensor transpose(int64_t, int64_t) const { return *this; }
@@ -407,7 +429,10 @@ public:
   void eval() {}
   bool is_training() const { return true; }
   std::vector<at::Tensor> parameters(bool recurse = true) const { return {}; }
-  void to(c10::Device) {}
+  virtual void to(c10::Device device, c10::ScalarType dtype,
+                  bool non_blocking = false) {}
+  virtual void to(c10::ScalarType dtype, bool non_blocking = false) {}
+  virtual void to(c10::Device device, bool non_blocking = false) {}
   virtual void zero_grad(bool set_to_none = false) {}
   template <typename M> std::shared_ptr<M> register_module(std::string, std::shared_ptr<M> m) { return m; }
   at::Tensor register_parameter(std::string, at::Tensor t, bool = true) { return t; }
@@ -599,6 +624,58 @@ void load(std::vector<at::Tensor> &tensor_vec, LoadFromArgs &&...args) {
 namespace cuda {
 inline bool is_available() { return false; }
 } // namespace cuda
+
+// As in the real <torch/data.h>: a data loader over a stacked data set yields
+// Example batches.
+namespace data {
+// Example: declared above (with torch::from_blob).
+namespace transforms {
+template <typename T = Example<>> struct Stack {};
+} // namespace transforms
+namespace samplers {
+class RandomSampler {};
+class SequentialSampler {};
+} // namespace samplers
+template <typename Batch> class Iterator {
+public:
+  Batch &operator*() { static Batch b; return b; }
+  Iterator &operator++() { return *this; }
+  bool operator!=(const Iterator &) const { return false; }
+};
+template <typename Dataset, typename Batch, typename BatchRequest>
+class DataLoaderBase {
+public:
+  virtual ~DataLoaderBase() = default;
+  Iterator<Batch> begin() { return {}; }
+  Iterator<Batch> end() { return {}; }
+};
+template <typename Dataset, typename Sampler>
+class StatelessDataLoader
+    : public DataLoaderBase<Dataset, typename Dataset::BatchType,
+                            std::vector<size_t>> {};
+namespace datasets {
+template <typename Source, typename Transform> class MapDataset {
+public:
+  using BatchType = Example<>;
+  size_t size() const { return 0; }
+};
+template <typename Self, typename SingleExample = Example<>> class Dataset {
+public:
+  using BatchType = std::vector<SingleExample>;
+  template <typename T> MapDataset<Self, T> map(T) && { return {}; }
+};
+class MNIST : public Dataset<MNIST> {
+public:
+  explicit MNIST(const std::string &root) {}
+  Example<> get(size_t index) { return {}; }
+};
+} // namespace datasets
+template <typename Sampler = samplers::RandomSampler, typename Dataset>
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>>
+make_data_loader(Dataset dataset, size_t batch_size) {
+  return nullptr;
+}
+} // namespace data
 
 // LibTorch's own helper that loads without a device: with -I (not -isystem)
 // and --header-filter=.*, checks must still stay silent here.
