@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OptimizerCreatedInLoopCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -179,8 +180,14 @@ private:
 };
 
 /// True if \p Loop gives \p D a new value (a fresh model each iteration):
-/// `model = Net(...)`, `model->reset()`, `model.reset(new ...)`.
-bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop) {
+/// `model = Net(...)`, `model->reset()`, `model.reset(new ...)`, or a new
+/// element for a container of models (`models.push_back(Net())`, then
+/// `models.back()->parameters()`), also in a function of the user's code
+/// called there: a member function called on the same object that renews a
+/// member (`init_model()` doing `model_ = Net()`), or a function that renews
+/// what it receives by non-const reference (`rebuild(model)`).
+bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop, ASTContext &Ctx,
+                   unsigned Depth = 0) {
   auto Names = [&](const Expr *E) {
     while (E) {
       E = stripImplicit(E);
@@ -204,8 +211,31 @@ bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop) {
       const FunctionDecl *F = Call->getDirectCallee();
       StringRef Name = F && F->getIdentifier() ? F->getName()
                                                : dependentCalleeName(*Call);
-      Found = (Name == "reset" || Name == "reset_parameters") &&
+      Found = (Name == "reset" || Name == "reset_parameters" ||
+               Name == "push_back" || Name == "emplace_back" ||
+               Name == "push_front" || Name == "emplace_front" ||
+               Name == "emplace" || Name == "insert") &&
               Names(callObject(*Call));
+      const FunctionDecl *Callee =
+          Found || Depth >= MaxDepth ? nullptr : userCallee(*Call, Ctx);
+      if (!Callee || !Callee->getBody())
+        return;
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      const Expr *Object =
+          Member ? Member->getImplicitObjectArgument() : nullptr;
+      if (isa<FieldDecl>(D) && Object &&
+          isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+        Found = isRefreshedIn(D, *Callee->getBody(), Ctx, Depth + 1);
+      const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+      for (unsigned I = 0; !Found && I < Callee->getNumParams() &&
+                           I + First < Call->getNumArgs();
+           ++I) {
+        const ParmVarDecl *P = Callee->getParamDecl(I);
+        if (P->getType()->isLValueReferenceType() &&
+            !P->getType().getNonReferenceType().isConstQualified() &&
+            Names(Call->getArg(I + First)))
+          Found = isRefreshedIn(*P, *Callee->getBody(), Ctx, Depth + 1);
+      }
     }
   });
   return Found;
@@ -315,7 +345,7 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   Finder.visit(C.Args.front(), 0);
   const ValueDecl *Outliving = nullptr;
   for (const ValueDecl *D : Finder.R.Outliving)
-    if (!isRefreshedIn(*D, *Loop)) {
+    if (!isRefreshedIn(*D, *Loop, Fn.getASTContext())) {
       Outliving = D;
       break;
     }
