@@ -285,7 +285,8 @@ struct Linear {
 std::optional<int64_t> constantOf(const Expr *E, const ASTContext &Ctx) {
   E = stripImplicit(E);
   Expr::EvalResult R;
-  if (!E || E->isValueDependent() || !E->getType()->isIntegralOrEnumerationType() ||
+  if (!E || E->isValueDependent() ||
+      !E->getType()->isIntegralOrEnumerationType() ||
       !E->EvaluateAsInt(R, Ctx) || R.Val.getInt().getSignificantBits() > 63)
     return std::nullopt;
   return R.Val.getInt().getExtValue();
@@ -297,7 +298,8 @@ Linear linear(const Expr *E, const ASTContext &Ctx, unsigned Depth = 0) {
     return {};
   if (std::optional<int64_t> K = constantOf(E, Ctx))
     return {nullptr, *K};
-  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E); Cast && Depth < MaxDepth)
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+      Cast && Depth < MaxDepth)
     return linear(Cast->getSubExpr(), Ctx, Depth + 1);
   if (const auto *BO = dyn_cast<BinaryOperator>(E);
       BO && Depth < MaxDepth &&
@@ -424,7 +426,8 @@ IterationTest classifyWith(const Expr *Cond, const VarDecl *Var,
   };
   if (const auto *U = dyn_cast<UnaryOperator>(Cond))
     return U->getOpcode() == UO_LNot
-               ? Negated(classifyWith(U->getSubExpr(), Var, Last, Ctx, Depth + 1))
+               ? Negated(
+                     classifyWith(U->getSubExpr(), Var, Last, Ctx, Depth + 1))
                : T;
   if (const auto *BO = dyn_cast<BinaryOperator>(Cond);
       BO && BO->isLogicalOp()) {
