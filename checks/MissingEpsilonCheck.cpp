@@ -376,7 +376,8 @@ static bool mentionsSameEntity(const Expr *E, const Expr *Terms) {
     const Stmt *S = Work.pop_back_val();
     if (!S)
       continue;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && DRE->getDecl() == Target)
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S);
+        DRE && DRE->getDecl() == Target)
       return true;
     if (const auto *ME = dyn_cast<MemberExpr>(S);
         ME && ME->getMemberDecl() == Target)
@@ -399,12 +400,10 @@ void MissingEpsilonCheck::Site::checkDivision(const Expr *Numerator,
   // A sum of terms nothing is known about is reported, unless the numerator
   // is weighted by the same terms: `(loss * mask).sum() / mask.sum()` is a
   // masked average, 0 / 0 only for an empty mask, which its author rules out.
-  bool Weighted =
-      Info.SumTerms && mentionsSameEntity(Numerator, Info.SumTerms);
+  bool Weighted = Info.SumTerms && mentionsSameEntity(Numerator, Info.SumTerms);
   if (Info.What.empty() || Info.Guarded ||
       (Info.OperandUnknown && !Check.StrictMode) ||
-      (Weighted && !Check.StrictMode) ||
-      pathExcludesZero(Denominator))
+      (Weighted && !Check.StrictMode) || pathExcludesZero(Denominator))
     return;
   // A square root written as the denominator is reported itself (with
   // autograd its gradient fails first), and its fix-it guards both.

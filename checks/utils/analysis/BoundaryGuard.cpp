@@ -152,7 +152,8 @@ private:
   void inspect(const Expr *E) {
     if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
       if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD)) {
-        Writes.push_back({BO, BO->getOpcode() == BO_Assign ? BO->getRHS() : BO});
+        Writes.push_back(
+            {BO, BO->getOpcode() == BO_Assign ? BO->getRHS() : BO});
       }
       return;
     }
@@ -165,7 +166,8 @@ private:
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
       if (OC->isAssignmentOp() && OC->getNumArgs() == 2 &&
           refersTo(OC->getArg(0), VD)) {
-        Writes.push_back({OC, OC->getOperator() == OO_Equal ? OC->getArg(1) : OC});
+        Writes.push_back(
+            {OC, OC->getOperator() == OO_Equal ? OC->getArg(1) : OC});
         return;
       }
       if (OC->getOperator() == OO_Amp && OC->getNumArgs() == 1 &&
@@ -344,9 +346,9 @@ bool BoundaryAnalysis::dominates(const Expr *Write, const Expr *Use,
   // The statement the write is: `x = e;`, possibly with cleanups around it.
   const Stmt *S = Write;
   const Stmt *Block = Parents->parentOf(*S, Fn);
-  while (isa_and_nonnull<ExprWithCleanups, ParenExpr, ImplicitCastExpr,
-                         CXXBindTemporaryExpr, MaterializeTemporaryExpr>(
-      Block)) {
+  while (
+      isa_and_nonnull<ExprWithCleanups, ParenExpr, ImplicitCastExpr,
+                      CXXBindTemporaryExpr, MaterializeTemporaryExpr>(Block)) {
     S = Block;
     Block = Parents->parentOf(*S, Fn);
   }
@@ -440,8 +442,7 @@ const Expr *BoundaryAnalysis::definitionOf(const VarDecl *VD) {
   return Defs.size() == 1 ? Defs.front() : nullptr;
 }
 
-const Expr *BoundaryAnalysis::definitionAt(const VarDecl *VD,
-                                           const Expr *Use) {
+const Expr *BoundaryAnalysis::definitionAt(const VarDecl *VD, const Expr *Use) {
   llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, Use);
   return Defs.size() == 1 ? Defs.front() : nullptr;
 }
@@ -859,7 +860,7 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       return D;
     }
     if (C->is(op::Sum)) {
-      D.What = Name.ends_with("sum")    ? "a sum"
+      D.What = Name.ends_with("sum")      ? "a sum"
                : Name.starts_with("prod") ? "a product"
                                           : "a mean";
       // Terms not known to be strictly positive may cancel or all be 0

@@ -4,7 +4,7 @@
 // (ValueRange.h) of an expression. Given the argument of an
 // operation that is singular at a boundary (sqrt, log, a negative power at 0;
 // acos, asin at -1 and 1), decide from the expression as written, and through
-// local variables from their single definition, whether
+// local variables from the writes that reach the use, whether
 //   * something keeps it away from the boundary (`+ eps`, `+ 1`, clamp,
 //     clamp_min, max(x, eps), exp, softplus, sigmoid, an epsilon-like name),
 //   * its form lets it reach the boundary (a norm, a reduction, a sum of
