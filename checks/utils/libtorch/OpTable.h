@@ -95,7 +95,8 @@ enum Role : std::uint64_t {
   /// A reduction that is 0 where its operand is 0 everywhere (sum, mean,
   /// prod, cumsum, amax, ...).
   SumLike = 1ull << 15,
-  /// sum / mean (and their nan-ignoring forms): a denominator that can be 0.
+  /// sum / mean / prod (and their nan-ignoring forms): a denominator that can
+  /// be 0 unless every term is strictly positive.
   Sum = 1ull << 16,
   /// > 0 for every finite input (exp, softplus, sigmoid, cosh).
   Positive = 1ull << 17,
@@ -127,7 +128,8 @@ enum Role : std::uint64_t {
   /// Its value lies in [-1, 1] and reaches the ends (cosine similarity,
   /// sin, cos, tanh, a normalised vector's entries).
   BoundedUnit = 1ull << 30,
-  /// A sum of products or a reduction: reaches +-1 where a factor does.
+  /// A sum of products or a reduction (mm, matmul, linear, sum): reaches +-1
+  /// where a factor does (the rows of normalised vectors give cosines).
   UnitSum = 1ull << 31,
   /// Arithmetic in function or method spelling: a.add(b), at::mul(a, b).
   Add = 1ull << 32,
