@@ -905,7 +905,8 @@ bool isIValueToTensorCall(const CallExpr &Call) {
 // --------------------------------------------------
 
 bool isTensorOptionsType(QualType T) {
-  return hasQualifiedName(namedTypeDecl(T), {"c10::TensorOptions"});
+  return hasQualifiedName(namedTypeDecl(T),
+                          {"c10::TensorOptions", "at::TensorOptions"});
 }
 
 DeviceConstant deviceConstantOf(const Expr *E) {
@@ -1062,11 +1063,6 @@ void forEachSubExpr(const Stmt *S, llvm::function_ref<void(const Expr &)> Fn) {
 
 bool isScalarTypeType(QualType T) {
   return hasQualifiedName(namedTypeDecl(T), {"c10::ScalarType"});
-}
-
-bool isTensorOptionsType(QualType T) {
-  return hasQualifiedName(namedTypeDecl(T), {"c10::TensorOptions",
-                                             "at::TensorOptions"});
 }
 
 /// The name of the enumerator a constant expression of enumeration type
