@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalModeNotRestoredCheck.h"
+#include "utils/analysis/PathGuard.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -234,14 +235,18 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         continue;
 
       // Every path from the eval() on: one that comes round the training
-      // loop to a forward of the same module without meeting train().
+      // loop to a forward of the same module without meeting train(). A path
+      // known to be on the loop's last iteration (the eval() under `if (epoch
+      // == epochs)`, past `if (epoch != epochs) model->train();` untaken)
+      // leaves the loop instead of coming round.
       const CallExpr *TrainedAt = nullptr;
-      llvm::DenseSet<unsigned> Seen; // Block ID * 2 + crossed.
-      llvm::SmallVector<std::tuple<const CFGBlock *, unsigned, unsigned, bool>,
-                        8>
-          Work = {{Start->second.first, Start->second.second, K + 1, false}};
+      llvm::DenseSet<unsigned> Seen; // Block ID * 4 + crossed * 2 + last.
+      llvm::SmallVector<
+          std::tuple<const CFGBlock *, unsigned, unsigned, bool, bool>, 8>
+          Work = {{Start->second.first, Start->second.second, K + 1, false,
+                   onlyOnLastIteration(*Call, *TrainingLoop, *Fn, Parents)}};
       while (!Work.empty() && !TrainedAt) {
-        auto [Block, Index, FirstEvent, Crossed] = Work.pop_back_val();
+        auto [Block, Index, FirstEvent, Crossed, Last] = Work.pop_back_val();
         bool Alive = true;
         for (unsigned I = Index; I < Block->size() && Alive && !TrainedAt;
              ++I, FirstEvent = 0) {
@@ -270,10 +275,32 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         }
         if (!Alive || TrainedAt)
           continue;
-        const bool Next = Crossed || Block->getTerminatorStmt() == TrainingLoop;
-        for (const CFGBlock *Succ : Block->succs())
-          if (Succ && Seen.insert(Succ->getBlockID() * 2 + Next).second)
-            Work.push_back({Succ, 0, 0, Next});
+        const Stmt *Terminator = Block->getTerminatorStmt();
+        const bool AtLoop = Terminator == TrainingLoop;
+        const bool Next = Crossed || AtLoop;
+        // A branch that holds (or fails) only on the last iteration.
+        const Expr *Cond = nullptr;
+        if (const auto *If = dyn_cast_or_null<IfStmt>(Terminator))
+          Cond = If->getCond();
+        else if (const auto *CO =
+                     dyn_cast_or_null<AbstractConditionalOperator>(Terminator))
+          Cond = CO->getCond();
+        IterationTest Test;
+        if (Cond && !Last && Block->succ_size() == 2)
+          Test = classifyIteration(Cond, *TrainingLoop, *Result.Context);
+        unsigned SuccIndex = 0;
+        for (const CFGBlock *Succ : Block->succs()) {
+          const unsigned I = SuccIndex++;
+          // On the last iteration the loop's test fails: only its exit.
+          if (AtLoop && Last && I == 0)
+            continue;
+          const bool NextLast =
+              !AtLoop && (Last || (I == 0 && Test.TrueOnlyOnLast) ||
+                          (I == 1 && Test.FalseOnlyOnLast));
+          if (Succ &&
+              Seen.insert(Succ->getBlockID() * 4 + Next * 2 + NextLast).second)
+            Work.push_back({Succ, 0, 0, Next, NextLast});
+        }
       }
       if (!TrainedAt)
         continue;

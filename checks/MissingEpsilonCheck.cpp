@@ -284,14 +284,14 @@ public:
        const FunctionDecl *Enclosing, ASTContext &Ctx)
       : Check(Check), Call(Call), Enclosing(Enclosing), Ctx(Ctx),
         SM(Ctx.getSourceManager()), LangOpts(Ctx.getLangOpts()),
-        Analysis(Ctx, Check.EpsilonNamesRegex),
+        Analysis(Ctx, Check.EpsilonNamesRegex, &Check.Parents),
         // No fix-it when the operation comes out of a macro: the edit would
         // change every expansion.
         CanFix(!beginLoc(Call).isMacroID() && !endLoc(Call).isMacroID()) {}
 
   /// `a / b`, `a /= b`, `a.div(b)`, `at::div(a, b)`.
-  void checkDivision(const Expr *Denominator, SourceLocation Loc,
-                     bool NeedsPrimary);
+  void checkDivision(const Expr *Numerator, const Expr *Denominator,
+                     SourceLocation Loc, bool NeedsPrimary);
   /// acos, asin of a value that can reach -1 or 1.
   void checkUnitBoundary(const LibTorchCall &Op, StringRef Name);
   /// sqrt, rsqrt, log, pow of a value that can reach 0.
@@ -360,7 +360,36 @@ void MissingEpsilonCheck::Site::noteThrough(const VarDecl *VD) {
       << VD;
 }
 
-void MissingEpsilonCheck::Site::checkDivision(const Expr *Denominator,
+/// True if \p E refers to the variable, parameter or member \p Terms names.
+static bool mentionsSameEntity(const Expr *E, const Expr *Terms) {
+  const ValueDecl *Target = nullptr;
+  Terms = stripImplicit(Terms);
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Terms))
+    Target = DRE->getDecl();
+  else if (const auto *ME = dyn_cast_or_null<MemberExpr>(Terms))
+    Target = ME->getMemberDecl();
+  if (!Target || !E)
+    return false;
+  llvm::SmallVector<const Stmt *, 16> Work{E};
+  unsigned Budget = 256;
+  while (!Work.empty() && Budget--) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S);
+        DRE && DRE->getDecl() == Target)
+      return true;
+    if (const auto *ME = dyn_cast<MemberExpr>(S);
+        ME && ME->getMemberDecl() == Target)
+      return true;
+    for (const Stmt *Child : S->children())
+      Work.push_back(Child);
+  }
+  return false;
+}
+
+void MissingEpsilonCheck::Site::checkDivision(const Expr *Numerator,
+                                              const Expr *Denominator,
                                               SourceLocation Loc,
                                               bool NeedsPrimary) {
   const Expr *D = stripImplicit(Denominator);
@@ -368,9 +397,13 @@ void MissingEpsilonCheck::Site::checkDivision(const Expr *Denominator,
   if (!D || (!isTensorType(D->getType()) && !D->isTypeDependent()))
     return;
   DenominatorInfo Info = Analysis.denominator(Denominator);
+  // A sum of terms nothing is known about is reported, unless the numerator
+  // is weighted by the same terms: `(loss * mask).sum() / mask.sum()` is a
+  // masked average, 0 / 0 only for an empty mask, which its author rules out.
+  bool Weighted = Info.SumTerms && mentionsSameEntity(Numerator, Info.SumTerms);
   if (Info.What.empty() || Info.Guarded ||
       (Info.OperandUnknown && !Check.StrictMode) ||
-      pathExcludesZero(Denominator))
+      (Weighted && !Check.StrictMode) || pathExcludesZero(Denominator))
     return;
   // A square root written as the denominator is reported itself (with
   // autograd its gradient fails first), and its fix-it guards both.
@@ -528,7 +561,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call)) {
     if ((OC->getOperator() == OO_Slash || OC->getOperator() == OO_SlashEqual) &&
         OC->getNumArgs() == 2)
-      Here.checkDivision(OC->getArg(1), OC->getOperatorLoc(),
+      Here.checkDivision(OC->getArg(0), OC->getArg(1), OC->getOperatorLoc(),
                          OC->getOperator() == OO_Slash);
     return;
   }
@@ -538,7 +571,7 @@ void MissingEpsilonCheck::check(const MatchFinder::MatchResult &Result) {
   const op::Boundary Boundary = boundaryOf(Op->Name);
   if (Boundary == op::DivisionBoundary) {
     if (const Expr *Denominator = argumentAfterOperand(*Op, 0))
-      Here.checkDivision(Denominator, memberOrCallLoc(*Op),
+      Here.checkDivision(operandOf(*Op), Denominator, memberOrCallLoc(*Op),
                          /*NeedsPrimary=*/false);
     return;
   }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OptimizerCreatedInLoopCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -179,8 +180,14 @@ private:
 };
 
 /// True if \p Loop gives \p D a new value (a fresh model each iteration):
-/// `model = Net(...)`, `model->reset()`, `model.reset(new ...)`.
-bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop) {
+/// `model = Net(...)`, `model->reset()`, `model.reset(new ...)`, or a new
+/// element for a container of models (`models.push_back(Net())`, then
+/// `models.back()->parameters()`), also in a function of the user's code
+/// called there: a member function called on the same object that renews a
+/// member (`init_model()` doing `model_ = Net()`), or a function that renews
+/// what it receives by non-const reference (`rebuild(model)`).
+bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop, ASTContext &Ctx,
+                   unsigned Depth = 0) {
   auto Names = [&](const Expr *E) {
     while (E) {
       E = stripImplicit(E);
@@ -204,8 +211,31 @@ bool isRefreshedIn(const ValueDecl &D, const Stmt &Loop) {
       const FunctionDecl *F = Call->getDirectCallee();
       StringRef Name = F && F->getIdentifier() ? F->getName()
                                                : dependentCalleeName(*Call);
-      Found = (Name == "reset" || Name == "reset_parameters") &&
+      Found = (Name == "reset" || Name == "reset_parameters" ||
+               Name == "push_back" || Name == "emplace_back" ||
+               Name == "push_front" || Name == "emplace_front" ||
+               Name == "emplace" || Name == "insert") &&
               Names(callObject(*Call));
+      const FunctionDecl *Callee =
+          Found || Depth >= MaxDepth ? nullptr : userCallee(*Call, Ctx);
+      if (!Callee || !Callee->getBody())
+        return;
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      const Expr *Object =
+          Member ? Member->getImplicitObjectArgument() : nullptr;
+      if (isa<FieldDecl>(D) && Object &&
+          isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+        Found = isRefreshedIn(D, *Callee->getBody(), Ctx, Depth + 1);
+      const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+      for (unsigned I = 0; !Found && I < Callee->getNumParams() &&
+                           I + First < Call->getNumArgs();
+           ++I) {
+        const ParmVarDecl *P = Callee->getParamDecl(I);
+        if (P->getType()->isLValueReferenceType() &&
+            !P->getType().getNonReferenceType().isConstQualified() &&
+            Names(Call->getArg(I + First)))
+          Found = isRefreshedIn(*P, *Callee->getBody(), Ctx, Depth + 1);
+      }
     }
   });
   return Found;
@@ -282,6 +312,8 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
       Loop = L;
       break;
     }
+  if (!Loop && enclosingLoops(*C.At, Fn, Parents).empty() && !C.Args.empty())
+    return examineThroughCalls(C, Fn, SM);
   // Arguments clang could not make sense of: not judged.
   if (!Loop || C.Args.empty() ||
       llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }))
@@ -315,7 +347,7 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   Finder.visit(C.Args.front(), 0);
   const ValueDecl *Outliving = nullptr;
   for (const ValueDecl *D : Finder.R.Outliving)
-    if (!isRefreshedIn(*D, *Loop)) {
+    if (!isRefreshedIn(*D, *Loop, Fn.getASTContext())) {
       Outliving = D;
       break;
     }
@@ -330,6 +362,87 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
          "its parameters come from '%0', which outlives the loop",
          DiagnosticIDs::Note)
         << Outliving->getName();
+}
+
+void OptimizerCreatedInLoopCheck::examineThroughCalls(
+    const Construction &C, const FunctionDecl &Fn, const SourceManager &SM) {
+  if (llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }) ||
+      !Fn.getBody())
+    return;
+  // Only a local variable of the function, made on every call: one kept
+  // elsewhere, returned, or made under a condition may be made once.
+  bool Local = isa<DeclStmt>(C.At);
+  for (const Stmt *P = Parents.parentOf(*C.At, Fn); P;
+       P = Parents.parentOf(*P, Fn)) {
+    if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator,
+            LambdaExpr>(P))
+      return;
+    if (!Local && isa<Expr>(P))
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(P); DS && !Local)
+      Local = llvm::all_of(DS->decls(), [](const Decl *D) {
+        const auto *VD = dyn_cast<VarDecl>(D);
+        return VD && VD->hasLocalStorage();
+      });
+    if (!Local)
+      return;
+  }
+  if (!Local)
+    return;
+  // What the parameters come from, seen from the whole body of Fn.
+  RootFinder Inside(*Fn.getBody(), SM);
+  Inside.visit(C.Args.front(), 0);
+  ASTContext &Ctx = Fn.getASTContext();
+  const bool HelperSteps = containsStep(*Fn.getBody());
+  for (const CallSite &Site : callSitesOf(Fn, Ctx)) {
+    if (!Site.Caller || !Site.Caller->getBody() ||
+        isInTemplateInstantiation(*Site.Caller))
+      continue;
+    const Stmt *Loop = nullptr;
+    for (const Stmt *L : enclosingLoops(*Site.Call, *Site.Caller, Parents))
+      if (HelperSteps || containsStep(*L)) {
+        Loop = L;
+        break;
+      }
+    if (!Loop)
+      continue;
+    // The model the caller hands over on every iteration.
+    RootFinder Outside(*Loop, SM);
+    const unsigned First = isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0;
+    for (const ValueDecl *D : Inside.R.Outliving) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
+        const unsigned I = P->getFunctionScopeIndex();
+        if (P->getDeclContext() == &Fn && I + First < Site.Call->getNumArgs())
+          Outside.visit(Site.Call->getArg(I + First), 0);
+      } else if (isa<FieldDecl>(D)) {
+        const auto *Member = dyn_cast<CXXMemberCallExpr>(Site.Call);
+        const Expr *Object =
+            Member ? Member->getImplicitObjectArgument() : nullptr;
+        if (Object && isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) &&
+            !isRefreshedIn(*D, *Loop, Ctx))
+          Outside.R.Outliving.push_back(D);
+      }
+    }
+    const ValueDecl *Outliving = nullptr;
+    for (const ValueDecl *D : Outside.R.Outliving)
+      if (!isRefreshedIn(*D, *Loop, Ctx)) {
+        Outliving = D;
+        break;
+      }
+    if (!Outliving || !Reported.insert(C.Loc).second)
+      continue;
+    diag(C.Loc, "optimizer constructed in a function called inside the "
+                "training loop starts from fresh state on every iteration "
+                "(moments, momentum buffers, step count); construct it once "
+                "before the loop and pass it in");
+    diag(beginLoc(*Site.Call), "called inside the training loop here",
+         DiagnosticIDs::Note);
+    diag(Outliving->getLocation(),
+         "its parameters come from '%0', which outlives the loop",
+         DiagnosticIDs::Note)
+        << Outliving->getName();
+    return;
+  }
 }
 
 } // namespace clang::tidy::torch

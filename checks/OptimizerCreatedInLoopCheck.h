@@ -49,6 +49,11 @@ private:
   };
   void examine(const Construction &C, const FunctionDecl &Fn,
                const SourceManager &SM);
+  /// \p C, in no loop of \p Fn, on the parameters of what \p Fn receives
+  /// or of its members: reported when a call of \p Fn sits in a training
+  /// loop that keeps handing it the same model.
+  void examineThroughCalls(const Construction &C, const FunctionDecl &Fn,
+                           const SourceManager &SM);
   void forgetTranslationUnit() {
     Parents.clear();
     Reported.clear();

@@ -6,6 +6,7 @@
 
 #include "SoftmaxBeforeCrossEntropyCheck.h"
 #include "utils/analysis/BoundaryGuard.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -52,12 +53,12 @@ llvm::SmallVector<const Expr *, 2> forwardReturns(const CallExpr &Forward) {
       isInLibTorchHeader(Def->getLocation(),
                          Def->getASTContext().getSourceManager()))
     return Values;
-  forEachStmt(Def->getBody(), [&](const Stmt &S) {
-    if (const auto *Ret = dyn_cast<ReturnStmt>(&S))
-      Values.push_back(Ret->getRetValue());
-  });
-  return Values;
+  return returnedValues(*Def);
 }
+
+/// Every value a call returns agrees on what it is (Unknown when not).
+Origin agreedOrigin(llvm::ArrayRef<const Expr *> Values,
+                    BoundaryAnalysis &Locals, unsigned Depth);
 
 /// What \p E is: softmax or log_softmax output, raw scores of a linear layer,
 /// or unknown; through local variables with one definition, views, and the
@@ -88,14 +89,27 @@ Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
     return {};
   }
   const auto *Call = dyn_cast<CallExpr>(E);
-  if (!Call || !isModuleForwardCall(*Call) || isLossCall(*Call))
+  if (!Call || isLossCall(*Call))
     return {};
+  if (!isModuleForwardCall(*Call)) {
+    // A function, lambda or callable of the user's code: what it returns.
+    const Decl *Callee = Call->getCalleeDecl();
+    const FunctionDecl *Body =
+        Callee ? calledBody(*Call, Callee->getASTContext()) : nullptr;
+    return Body ? agreedOrigin(returnedValues(*Body), Locals, Depth)
+                : Origin{};
+  }
   if (isAffineModuleClass(forwardModuleClass(*Call)))
     return {Scores::Logits, E, true};
   // A user module: what every return of its forward is.
+  return agreedOrigin(forwardReturns(*Call), Locals, Depth);
+}
+
+Origin agreedOrigin(llvm::ArrayRef<const Expr *> Values,
+                    BoundaryAnalysis &Locals, unsigned Depth) {
   Origin Result;
   bool First = true;
-  for (const Expr *Value : forwardReturns(*Call)) {
+  for (const Expr *Value : Values) {
     Origin O = originOf(Value, Locals, Depth + 1);
     if (First)
       Result = O;
@@ -125,22 +139,6 @@ bool hasOnlyDim(const LibTorchCall &C) {
         return !isa<CXXDefaultArgExpr>(A);
       });
   return Written == (C.Object ? 1u : 2u);
-}
-
-/// The location of the name of the function a LibTorch call invokes.
-SourceLocation calleeNameLoc(const LibTorchCall &C) {
-  if (const auto *Member = dyn_cast_or_null<MemberExpr>(C.Member))
-    return Member->getMemberLoc();
-  if (const auto *M = dyn_cast_or_null<CXXDependentScopeMemberExpr>(C.Member))
-    return M->getMemberLoc();
-  if (const auto *M = dyn_cast_or_null<UnresolvedMemberExpr>(C.Member))
-    return M->getMemberLoc();
-  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee))
-    return Ref->getLocation();
-  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
-    return ULE->getNameLoc();
-  return {};
 }
 
 AST_MATCHER(CallExpr, takesScores) {

@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "DeviceMismatchCheck.h"
+#include "DiscardedTensorResultCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "EvalModeNotRestoredCheck.h"
+#include "FromBlobOutlivesBufferCheck.h"
 #include "InplaceOnSavedTensorCheck.h"
 #include "LoadWithoutDeviceCheck.h"
 #include "LossAccumulatedWithoutItemCheck.h"
@@ -35,10 +38,15 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
+    Factories.registerCheck<DiscardedTensorResultCheck>(
+        "torch-discarded-tensor-result");
     Factories.registerCheck<EvalLoopWithoutNoGradCheck>(
         "torch-eval-loop-without-no-grad");
     Factories.registerCheck<EvalModeNotRestoredCheck>(
         "torch-eval-mode-not-restored");
+    Factories.registerCheck<FromBlobOutlivesBufferCheck>(
+        "torch-from-blob-outlives-buffer");
     Factories.registerCheck<InplaceOnSavedTensorCheck>(
         "torch-inplace-on-saved-tensor");
     Factories.registerCheck<LoadWithoutDeviceCheck>("torch-load-without-device");

@@ -42,6 +42,9 @@
 // size; the number of rounds is bounded by the loop nesting depth plus one
 // (all sets only grow), and a hard cap keeps pathological input cheap.
 //
+// Implementation: AutogradFlow.cpp (analysis entry, queries, sharing) and the
+// dataflow in autograd/, one concern per file (autograd/Builder.h lists them).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H

@@ -37,6 +37,14 @@ std::optional<Arithmetic> asArithmetic(const Expr *E) {
     case BO_Mul:
     case BO_Div:
       return Arithmetic{BO->getOpcode(), BO->getLHS(), BO->getRHS()};
+    case BO_AddAssign: // x += e is the value x + e
+      return Arithmetic{BO_Add, BO->getLHS(), BO->getRHS()};
+    case BO_SubAssign:
+      return Arithmetic{BO_Sub, BO->getLHS(), BO->getRHS()};
+    case BO_MulAssign:
+      return Arithmetic{BO_Mul, BO->getLHS(), BO->getRHS()};
+    case BO_DivAssign:
+      return Arithmetic{BO_Div, BO->getLHS(), BO->getRHS()};
     default:
       return std::nullopt;
     }
@@ -47,15 +55,19 @@ std::optional<Arithmetic> asArithmetic(const Expr *E) {
     BinaryOperatorKind Op;
     switch (OC->getOperator()) {
     case OO_Plus:
+    case OO_PlusEqual:
       Op = BO_Add;
       break;
     case OO_Minus:
+    case OO_MinusEqual:
       Op = BO_Sub;
       break;
     case OO_Star:
+    case OO_StarEqual:
       Op = BO_Mul;
       break;
     case OO_Slash:
+    case OO_SlashEqual:
       Op = BO_Div;
       break;
     default:
@@ -132,7 +144,8 @@ public:
 
   bool Modified = false;
   /// Every write whose place is known: the writing expression, and the value
-  /// it assigns (null for a compound assignment or an in-place method).
+  /// it leaves (the right-hand side of `=`; the write itself for a compound
+  /// assignment or an in-place method, read as `x + e`, `x.clamp_min(e)`).
   llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2> Writes;
 
 private:
@@ -140,7 +153,7 @@ private:
     if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
       if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD)) {
         Writes.push_back(
-            {BO, BO->getOpcode() == BO_Assign ? BO->getRHS() : nullptr});
+            {BO, BO->getOpcode() == BO_Assign ? BO->getRHS() : BO});
       }
       return;
     }
@@ -154,7 +167,7 @@ private:
       if (OC->isAssignmentOp() && OC->getNumArgs() == 2 &&
           refersTo(OC->getArg(0), VD)) {
         Writes.push_back(
-            {OC, OC->getOperator() == OO_Equal ? OC->getArg(1) : nullptr});
+            {OC, OC->getOperator() == OO_Equal ? OC->getArg(1) : OC});
         return;
       }
       if (OC->getOperator() == OO_Amp && OC->getNumArgs() == 1 &&
@@ -170,7 +183,7 @@ private:
         StringRef Name = M && M->getIdentifier() ? M->getName() : "";
         bool ShapeOnly = opHas(Name, op::KeepsValues);
         if (!ShapeOnly && (!M || !M->isConst() || Name.ends_with("_")))
-          Writes.push_back({MC, nullptr});
+          Writes.push_back({MC, MC});
       }
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
@@ -304,7 +317,10 @@ BoundaryAnalysis::writesOf(const VarDecl *VD) {
   Result.Known = false;
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (Fn && Fn->getBody() && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD)) {
+  // A parameter taken by value is a local variable whose first value is not
+  // visible.
+  bool ByValue = !isa<ParmVarDecl>(VD) || !VD->getType()->isReferenceType();
+  if (Fn && Fn->getBody() && VD->hasLocalStorage() && ByValue) {
     WriteCollector Collector(VD);
     Collector.visit(Fn->getBody());
     Result.Known = !Collector.Modified;
@@ -315,6 +331,49 @@ BoundaryAnalysis::writesOf(const VarDecl *VD) {
   return Writes[VD] = Result;
 }
 
+static bool isLoop(const Stmt *S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+static bool within(const SourceManager &SM, SourceRange R, SourceLocation L) {
+  return R.isValid() && L.isValid() &&
+         !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+}
+
+bool BoundaryAnalysis::dominates(const Expr *Write, const Expr *Use,
+                                 const FunctionDecl &Fn) {
+  // The statement the write is: `x = e;`, possibly with cleanups around it.
+  const Stmt *S = Write;
+  const Stmt *Block = Parents->parentOf(*S, Fn);
+  while (
+      isa_and_nonnull<ExprWithCleanups, ParenExpr, ImplicitCastExpr,
+                      CXXBindTemporaryExpr, MaterializeTemporaryExpr>(Block)) {
+    S = Block;
+    Block = Parents->parentOf(*S, Fn);
+  }
+  if (!isa_and_nonnull<CompoundStmt>(Block))
+    return false;
+  // The statement of that block the use is in.
+  const Stmt *Cur = Use;
+  for (const Stmt *P = Parents->parentOf(*Cur, Fn); P != Block;
+       P = Parents->parentOf(*Cur, Fn)) {
+    if (!P || isa<LambdaExpr>(P))
+      return false;
+    Cur = P;
+  }
+  bool After = false;
+  for (const Stmt *Child : cast<CompoundStmt>(Block)->body()) {
+    if (After && isa<SwitchCase, LabelStmt>(Child))
+      return false; // A jump may enter between the write and the use.
+    if (Child == Cur)
+      return After;
+    if (Child == S)
+      After = true;
+  }
+  return false;
+}
+
 llvm::SmallVector<const Expr *, 2>
 BoundaryAnalysis::definitionsAt(const VarDecl *VD, const Expr *Use) {
   llvm::SmallVector<const Expr *, 2> Defs;
@@ -323,24 +382,68 @@ BoundaryAnalysis::definitionsAt(const VarDecl *VD, const Expr *Use) {
     return Defs;
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation UseLoc = Use ? beginLoc(*Use) : SourceLocation();
-  if (W.Init)
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (UseLoc.isInvalid() || !Parents || !Fn) {
+    if (isa<ParmVarDecl>(VD))
+      return Defs;
+    if (W.Init)
+      Defs.push_back(W.Init);
+    for (const auto &[Write, Value] : W.Writes)
+      Defs.push_back(Value);
+    return Defs;
+  }
+  // The write the use is part of (`g = g / g.sum()`, `k /= k.sum()`)
+  // happens after the use is read.
+  auto Contains = [&](const Expr *Write) {
+    return within(SM, SourceRange(beginLoc(*Write), endLoc(*Write)), UseLoc);
+  };
+  auto Before = [&](const Expr *Write) {
+    return SM.isBeforeInTranslationUnit(endLoc(*Write), UseLoc);
+  };
+  // The last write that every path to the use passes kills the earlier ones.
+  const Expr *Kill = nullptr;
+  for (const auto &[Write, Value] : W.Writes)
+    if (!Contains(Write) && Before(Write) &&
+        (!Kill ||
+         SM.isBeforeInTranslationUnit(beginLoc(*Kill), beginLoc(*Write))) &&
+        dominates(Write, Use, *Fn))
+      Kill = Write;
+  SourceLocation KillLoc = Kill ? beginLoc(*Kill) : VD->getLocation();
+  // The outermost loop around the use that the kill is not in: the writes
+  // after the use in it reach the use on the next iteration.
+  SourceRange Carried;
+  Parents->walkUp(*Use, *Fn, /*CrossLambdas=*/true,
+                  [&](const BodyParents::Step &Step) {
+                    if (Step.Parent && isLoop(Step.Parent) &&
+                        !within(SM, Step.Parent->getSourceRange(), KillLoc))
+                      Carried = Step.Parent->getSourceRange();
+                    return true;
+                  });
+  if (!Kill && isa<ParmVarDecl>(VD))
+    return {}; // The caller's value reaches the use.
+  if (!Kill && W.Init)
     Defs.push_back(W.Init);
   for (const auto &[Write, Value] : W.Writes) {
-    // The write the use is part of (`g = g / g.sum()`, `k /= k.sum()`)
-    // happens after the use is read.
-    if (UseLoc.isValid() &&
-        !SM.isBeforeInTranslationUnit(UseLoc, beginLoc(*Write)) &&
-        !SM.isBeforeInTranslationUnit(endLoc(*Write), UseLoc))
+    if (Contains(Write))
       continue;
-    if (!Value)
-      return {}; // Modified in place: what reaches the use is not known.
-    Defs.push_back(Value);
+    if (Before(Write)) {
+      if (!Kill || !SM.isBeforeInTranslationUnit(beginLoc(*Write), KillLoc))
+        Defs.push_back(Value);
+    } else if (within(SM, Carried, beginLoc(*Write))) {
+      Defs.push_back(Value);
+    }
   }
   return Defs;
 }
 
 const Expr *BoundaryAnalysis::definitionOf(const VarDecl *VD) {
   llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, nullptr);
+  return Defs.size() == 1 ? Defs.front() : nullptr;
+}
+
+const Expr *BoundaryAnalysis::definitionAt(const VarDecl *VD, const Expr *Use) {
+  llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, Use);
   return Defs.size() == 1 ? Defs.front() : nullptr;
 }
 
@@ -369,30 +472,15 @@ BoundaryAnalysis::followVariable(const Expr *E, const VarDecl *&Through) {
   if (!DRE)
     return {};
   const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
-  if (!VD || Visiting.count(VD))
+  if (!VD)
     return {};
   llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
-  if (!Defs.empty()) {
+  // A definition being followed already reaches this use around a loop: the
+  // other definitions tell what it can add.
+  llvm::erase_if(Defs, [&](const Expr *D) { return Visiting.count(D); });
+  if (!Defs.empty())
     Through = VD;
-    Visiting.insert(VD); // The caller erases it when done.
-  }
   return Defs;
-}
-
-static bool mentionsVariable(const Stmt *S, const VarDecl *VD) {
-  llvm::SmallVector<const Stmt *, 16> Work{S};
-  unsigned Budget = 256;
-  while (!Work.empty() && Budget--) {
-    const Stmt *Cur = Work.pop_back_val();
-    if (!Cur)
-      continue;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(Cur))
-      if (DRE->getDecl() == VD)
-        return true;
-    for (const Stmt *Child : Cur->children())
-      Work.push_back(Child);
-  }
-  return false;
 }
 
 ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
@@ -558,36 +646,18 @@ ReachResult BoundaryAnalysis::zeroPow(const LibTorchCall &C, unsigned Depth) {
 }
 
 ReachResult BoundaryAnalysis::zeroVariable(const Expr *E, unsigned Depth) {
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl())) {
-      // Inside an update of VD from itself (g = g / g.sum()): VD holds what
-      // its other definitions give it.
-      auto Self = SelfValue.find(VD);
-      if (Self != SelfValue.end())
-        return Self->second;
-    }
   const VarDecl *Through = nullptr;
   llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
   if (Defs.empty())
     return make(Reach::Unknown);
-  llvm::SmallVector<const Expr *, 2> Updates;
   std::optional<ReachResult> R;
   for (const Expr *Def : Defs) {
-    if (mentionsVariable(Def, Through)) {
-      Updates.push_back(Def);
-      continue;
-    }
+    Visiting.insert(Def);
     ReachResult D = zero(Def, Depth + 1);
+    Visiting.erase(Def);
     R = R ? combine(*R, D) : D;
   }
-  if (R && !Updates.empty()) {
-    SelfValue[Through] = *R;
-    for (const Expr *Def : Updates)
-      R = combine(*R, zero(Def, Depth + 1));
-    SelfValue.erase(Through);
-  }
-  Visiting.erase(Through);
-  ReachResult Result = R ? *R : make(Reach::Unknown);
+  ReachResult Result = *R;
   Result.Through = Through; // The outermost variable: the one the user sees.
   return Result;
 }
@@ -600,7 +670,7 @@ ReachResult BoundaryAnalysis::magnitude(const Expr *X, unsigned Depth) {
   const Expr *Written = stripImplicit(X);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(Written))
     if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (const Expr *Def = definitionOf(VD))
+      if (const Expr *Def = definitionAt(VD, Written))
         Written = stripImplicit(Def);
   if (std::optional<Arithmetic> A = asArithmetic(Written))
     Difference =
@@ -632,10 +702,11 @@ bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
   const VarDecl *Through = nullptr;
   llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
   bool Result = !Defs.empty();
-  for (const Expr *Def : Defs)
+  for (const Expr *Def : Defs) {
+    Visiting.insert(Def);
     Result = Result && reachesOne(Def, Depth + 1);
-  if (Through)
-    Visiting.erase(Through);
+    Visiting.erase(Def);
+  }
   return Result;
 }
 
@@ -729,10 +800,11 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
     return make(Reach::Unknown);
   std::optional<ReachResult> R;
   for (const Expr *Def : Defs) {
+    Visiting.insert(Def);
     ReachResult D = unit(Def, Depth + 1);
+    Visiting.erase(Def);
     R = R ? combine(*R, D) : D;
   }
-  Visiting.erase(Through);
   R->Through = Through; // The outermost variable: the one the user sees.
   return *R;
 }
@@ -788,11 +860,17 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
       return D;
     }
     if (C->is(op::Sum)) {
-      D.What = Name.ends_with("sum") ? "a sum" : "a mean";
+      D.What = Name.ends_with("sum")      ? "a sum"
+               : Name.starts_with("prod") ? "a product"
+                                          : "a mean";
+      // Terms not known to be strictly positive may cancel or all be 0
+      // (an empty mask, a zero weight vector): only a sum of strictly
+      // positive terms (exp, softplus, + eps, clamp_min(eps)) is not 0.
       ReachResult R = zero(X, Depth + 1);
       D.Guarded = R.State == Reach::Guarded;
       D.NonNegative = R.NonNegative;
-      D.OperandUnknown = R.State == Reach::Unknown && !R.NonNegative;
+      if (R.State == Reach::Unknown)
+        D.SumTerms = X;
       return D;
     }
     bool IsSqrt = C->is(op::Sqrt) && !C->is(op::InPlace);
@@ -830,16 +908,21 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
   if (Defs.empty())
     return None;
   // Every definition must be of such a form; the first one names it.
+  Visiting.insert(Defs.front());
   DenominatorInfo D = denom(Defs.front(), Depth + 1);
+  Visiting.erase(Defs.front());
   for (const Expr *Def : llvm::ArrayRef(Defs).drop_front()) {
+    Visiting.insert(Def);
     DenominatorInfo Other = denom(Def, Depth + 1);
+    Visiting.erase(Def);
     if (Other.What.empty())
       D.What = "";
     D.Guarded = D.Guarded && Other.Guarded;
     D.NonNegative = D.NonNegative && Other.NonNegative;
     D.OperandUnknown = D.OperandUnknown || Other.OperandUnknown;
+    if (Other.SumTerms != D.SumTerms)
+      D.SumTerms = nullptr;
   }
-  Visiting.erase(Through);
   if (D.What.empty())
     return None;
   D.Through = Through; // The outermost variable: the one the user sees.

@@ -4,7 +4,7 @@
 // (ValueRange.h) of an expression. Given the argument of an
 // operation that is singular at a boundary (sqrt, log, a negative power at 0;
 // acos, asin at -1 and 1), decide from the expression as written, and through
-// local variables from their single definition, whether
+// local variables from the writes that reach the use, whether
 //   * something keeps it away from the boundary (`+ eps`, `+ 1`, clamp,
 //     clamp_min, max(x, eps), exp, softplus, sigmoid, an epsilon-like name),
 //   * its form lets it reach the boundary (a norm, a reduction, a sum of
@@ -22,6 +22,7 @@
 #define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_BOUNDARYGUARD_H
 
 #include "utils/analysis/ValueRange.h"
+#include "utils/ast/BodyParents.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -43,17 +44,24 @@ struct DenominatorInfo {
   /// >= 0 by its form: `+ eps` is the unambiguous fix.
   bool NonNegative = false;
   const VarDecl *Through = nullptr;
-  /// A sum, mean or square root of a value nothing is known about (a
-  /// parameter, a member): reported only in StrictMode.
+  /// A square root of a value nothing is known about (a parameter, a
+  /// member): reported only in StrictMode.
   bool OperandUnknown = false;
+  /// For a sum or mean of values nothing is known about: its operand (the
+  /// check tells a masked average, `(v * m).sum() / m.sum()`, from others).
+  const Expr *SumTerms = nullptr;
 };
 
 class BoundaryAnalysis {
 public:
   /// \p EpsilonNames matches the names of epsilon-like variables, members and
   /// accessors (eps, kEps, options.eps()).
-  BoundaryAnalysis(ASTContext &Ctx, const llvm::Regex &EpsilonNames)
-      : Ctx(Ctx), EpsilonNames(EpsilonNames) {}
+  /// With \p Parents, a variable's value at a use is what its last write on
+  /// the path gives it (a later `x = x + eps` guards, `x = x.sum(1)` replaces
+  /// the declaration); without, it is the join of all its definitions.
+  BoundaryAnalysis(ASTContext &Ctx, const llvm::Regex &EpsilonNames,
+                   BodyParents *Parents = nullptr)
+      : Ctx(Ctx), EpsilonNames(EpsilonNames), Parents(Parents) {}
 
   /// Can \p E reach 0 (from above)? For sqrt, rsqrt, log, pow bases.
   ReachResult nearZero(const Expr *E);
@@ -69,6 +77,10 @@ public:
 
   /// The definition of local variable \p VD, if it has exactly one.
   const Expr *definitionOf(const VarDecl *VD);
+
+  /// The definition of local variable \p VD that reaches \p Use, if exactly
+  /// one does.
+  const Expr *definitionAt(const VarDecl *VD, const Expr *Use);
 
   /// True if \p E names an epsilon-like variable, member or accessor, or is
   /// built from one (`-1 + eps`, `1 - kEps`).
@@ -97,7 +109,8 @@ private:
   /// A positive margin: a positive constant or an epsilon-like name.
   bool isPositiveMargin(const Expr *E) const;
   /// If \p E names a local variable whose definitions are all known, returns
-  /// them and sets \p Through (the caller erases it from Visiting).
+  /// those that reach \p E and are not being followed already (in Visiting;
+  /// the caller adds each while it follows it) and sets \p Through.
   llvm::SmallVector<const Expr *, 2> followVariable(const Expr *E,
                                                     const VarDecl *&Through);
   /// How a function writes a local variable.
@@ -109,16 +122,23 @@ private:
     llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2> Writes;
   };
   const VariableWrites &writesOf(const VarDecl *VD);
-  /// The values local variable \p VD can hold at \p Use: its initializer and
-  /// every plain assignment (empty when one write is not a plain assignment).
+  /// The values local variable \p VD can hold at \p Use: the last write that
+  /// every path to \p Use passes (or the declaration), the writes between it
+  /// and \p Use, and in a loop around \p Use the writes after it. A value is
+  /// the written expression: the right-hand side of `=`, the whole `x += e`
+  /// or `x.add_(e)` for updates. Without a use or BodyParents: every write.
   llvm::SmallVector<const Expr *, 2> definitionsAt(const VarDecl *VD,
                                                    const Expr *Use);
+  /// True if \p Write is a statement of its own in a block that \p Use comes
+  /// later in, with no label between them: every path to \p Use passes it.
+  bool dominates(const Expr *Write, const Expr *Use, const FunctionDecl &Fn);
 
   ASTContext &Ctx;
   const llvm::Regex &EpsilonNames;
+  BodyParents *Parents;
   llvm::DenseMap<const VarDecl *, VariableWrites> Writes;
-  llvm::DenseMap<const VarDecl *, ReachResult> SelfValue;
-  llvm::SmallPtrSet<const VarDecl *, 8> Visiting;
+  /// The definitions being followed (a loop-carried update reads itself).
+  llvm::SmallPtrSet<const Expr *, 8> Visiting;
   /// Steps left in the current query. Following every definition of every
   /// variable is exponential in the number of writes when variables are
   /// assigned from each other many times; past the budget nothing more is

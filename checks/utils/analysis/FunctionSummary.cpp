@@ -95,6 +95,121 @@ const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx) {
   return Callee ? userDefinition(*Callee, Ctx.getSourceManager()) : nullptr;
 }
 
+namespace {
+
+/// The lambda an initialiser holds (`[&](...) {...}`, a std::function built
+/// from one), when it holds exactly one.
+const LambdaExpr *lambdaIn(const Expr *Init) {
+  const LambdaExpr *Found = nullptr;
+  unsigned Count = 0;
+  forEachStmt(Init, [&](const Stmt &S) {
+    if (const auto *L = dyn_cast<LambdaExpr>(&S)) {
+      Found = L;
+      ++Count;
+    }
+  });
+  return Count == 1 ? Found : nullptr;
+}
+
+/// True if \p S mentions \p VD.
+bool mentions(const Stmt *S, const VarDecl *VD) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt &Child) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&Child))
+      Found |= Ref->getDecl() == VD;
+  });
+  return Found;
+}
+
+/// `VD = E` as a whole statement (built-in or overloaded): E.
+const Expr *assignedTo(const Stmt *S, const VarDecl *VD) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return nullptr;
+  E = stripImplicit(E);
+  const Expr *L = nullptr, *R = nullptr;
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Assign) {
+    L = B->getLHS();
+    R = B->getRHS();
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+             Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+    L = Op->getArg(0);
+    R = Op->getArg(1);
+  }
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(L ? stripImplicit(L) : nullptr);
+  return Ref && Ref->getDecl() == VD ? R : nullptr;
+}
+
+} // namespace
+
+const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
+  if (const FunctionDecl *F = userCallee(Call, Ctx))
+    return F;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto InUserCode = [&](const FunctionDecl *F) {
+    const FunctionDecl *Def = nullptr;
+    return F && F->hasBody(Def) && Def->getBody() &&
+                   isInUserCode(Def->getLocation(), SM)
+               ? Def
+               : nullptr;
+  };
+  // A lambda called directly: its call operator.
+  if (const auto *M =
+          dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+      M && M->getParent()->isLambda())
+    return InUserCode(M);
+  // Through a variable or member holding one (std::function).
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0)
+    return nullptr;
+  const ValueDecl *Holder = namedEntity(*Op->getArg(0));
+  const Expr *Init = nullptr;
+  if (const auto *VD = dyn_cast_or_null<VarDecl>(Holder))
+    Init = VD->getInit();
+  else if (const auto *FD = dyn_cast_or_null<FieldDecl>(Holder))
+    Init = FD->getInClassInitializer();
+  const LambdaExpr *L = Init ? lambdaIn(Init) : nullptr;
+  return L ? InUserCode(L->getCallOperator()) : nullptr;
+}
+
+llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F) {
+  llvm::SmallVector<const Expr *, 2> Values;
+  if (!F.getBody())
+    return Values;
+  llvm::DenseMap<const ReturnStmt *, const Expr *> Assigned;
+  forEachStmt(F.getBody(), [&](const Stmt &S) {
+    const auto *Block = dyn_cast<CompoundStmt>(&S);
+    if (!Block)
+      return;
+    for (auto It = Block->body_begin(); It != Block->body_end(); ++It) {
+      const auto *Ret = dyn_cast<ReturnStmt>(*It);
+      const auto *Ref = Ret ? dyn_cast_or_null<DeclRefExpr>(
+                                  stripImplicit(Ret->getRetValue()))
+                            : nullptr;
+      const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType())
+        continue;
+      for (auto Before = It; Before != Block->body_begin();) {
+        --Before;
+        if (!mentions(*Before, VD))
+          continue;
+        if (const Expr *Value = assignedTo(*Before, VD))
+          Assigned[Ret] = Value;
+        break;
+      }
+    }
+  });
+  forEachStmt(F.getBody(), [&](const Stmt &S) {
+    if (const auto *Ret = dyn_cast<ReturnStmt>(&S)) {
+      auto It = Assigned.find(Ret);
+      Values.push_back(It != Assigned.end() ? It->second : Ret->getRetValue());
+    }
+  });
+  return Values;
+}
+
 const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
                                            ASTContext &Ctx) {
   const FunctionDecl *Def = userDefinition(F, Ctx.getSourceManager());

@@ -38,6 +38,19 @@ namespace clang::tidy::torch {
 /// null otherwise.
 const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx);
 
+/// The function whose body a call runs, when that body is in the user's
+/// code: a user function (userCallee), or a lambda's, called directly
+/// (`head(x)` with `auto head = [&](...) {...}`) or through a local variable
+/// or member initialised with it (`std::function<...> head = [&](...)
+/// {...}`, a member with such a default initialiser). Null otherwise.
+const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx);
+
+/// The values \p F returns: each return statement's value, where a returned
+/// local variable or parameter assigned as a whole (`x = softmax(x, 1);`) by
+/// the last statement of the same block that mentions it before the return
+/// is that assignment's right-hand side. Null entries for `return;`.
+llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F);
+
 struct FunctionSummary {
   /// Runs a backward pass or an optimizer step (isTrainingCall), itself or
   /// through a function it calls.

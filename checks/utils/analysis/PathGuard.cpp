@@ -273,4 +273,249 @@ bool PathGuards::excludesZero(const Stmt &Use, const Expr *Value,
   return Excluded;
 }
 
+namespace {
+
+/// An integer expression as a base plus a constant (`n - 1`: n, -1; `3`:
+/// no base, 3).
+struct Linear {
+  const Expr *Base = nullptr;
+  int64_t Offset = 0;
+};
+
+std::optional<int64_t> constantOf(const Expr *E, const ASTContext &Ctx) {
+  E = stripImplicit(E);
+  Expr::EvalResult R;
+  if (!E || E->isValueDependent() ||
+      !E->getType()->isIntegralOrEnumerationType() ||
+      !E->EvaluateAsInt(R, Ctx) || R.Val.getInt().getSignificantBits() > 63)
+    return std::nullopt;
+  return R.Val.getInt().getExtValue();
+}
+
+Linear linear(const Expr *E, const ASTContext &Ctx, unsigned Depth = 0) {
+  E = stripImplicit(E);
+  if (!E)
+    return {};
+  if (std::optional<int64_t> K = constantOf(E, Ctx))
+    return {nullptr, *K};
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+      Cast && Depth < MaxDepth)
+    return linear(Cast->getSubExpr(), Ctx, Depth + 1);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && Depth < MaxDepth &&
+      (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
+    if (std::optional<int64_t> K = constantOf(BO->getRHS(), Ctx)) {
+      Linear L = linear(BO->getLHS(), Ctx, Depth + 1);
+      L.Offset += BO->getOpcode() == BO_Add ? *K : -*K;
+      return L;
+    }
+    if (BO->getOpcode() == BO_Add)
+      if (std::optional<int64_t> K = constantOf(BO->getLHS(), Ctx)) {
+        Linear L = linear(BO->getRHS(), Ctx, Depth + 1);
+        L.Offset += *K;
+        return L;
+      }
+  }
+  return {E, 0};
+}
+
+bool sameBase(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  if (!A || !B)
+    return !A && !B;
+  const auto *DA = dyn_cast<DeclRefExpr>(A);
+  const auto *DB = dyn_cast<DeclRefExpr>(B);
+  if (DA || DB)
+    return DA && DB && DA->getDecl() == DB->getDecl();
+  llvm::FoldingSetNodeID IA, IB;
+  A->Profile(IA, Ctx, /*Canonical=*/true);
+  B->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+const VarDecl *varOf(const Expr *E) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+/// A comparison `L op R` (built-in or overloaded) with its operands.
+bool comparison(const Expr *E, BinaryOperatorKind &Op, const Expr *&L,
+                const Expr *&R) {
+  E = stripImplicit(E);
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(E);
+      BO && BO->isComparisonOp()) {
+    Op = BO->getOpcode();
+    L = BO->getLHS();
+    R = BO->getRHS();
+    return true;
+  }
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      OC && OC->getNumArgs() == 2 && OC->isInfixBinaryOp()) {
+    Op = BinaryOperator::getOverloadedOpcode(OC->getOperator());
+    L = OC->getArg(0);
+    R = OC->getArg(1);
+    return BinaryOperator::isComparisonOp(Op);
+  }
+  return false;
+}
+
+BinaryOperatorKind reversed(BinaryOperatorKind Op) {
+  switch (Op) {
+  case BO_LT: return BO_GT;
+  case BO_GT: return BO_LT;
+  case BO_LE: return BO_GE;
+  case BO_GE: return BO_LE;
+  default: return Op;
+  }
+}
+
+/// The counting variable of \p Loop and the value it has on the last
+/// iteration.
+bool lastIteration(const Stmt &Loop, const ASTContext &Ctx,
+                   const VarDecl *&Var, Linear &Last) {
+  const auto *For = dyn_cast<ForStmt>(&Loop);
+  if (!For || !For->getCond() || !For->getInc())
+    return false;
+  // The step: ++v, v++, v += 1, v = v + 1.
+  const Expr *Inc = stripImplicit(For->getInc());
+  const Expr *Stepped = nullptr;
+  if (const auto *U = dyn_cast<UnaryOperator>(Inc); U && U->isIncrementOp())
+    Stepped = U->getSubExpr();
+  else if (const auto *CA = dyn_cast<CompoundAssignOperator>(Inc);
+           CA && CA->getOpcode() == BO_AddAssign &&
+           constantOf(CA->getRHS(), Ctx) == 1)
+    Stepped = CA->getLHS();
+  else if (const auto *A = dyn_cast<BinaryOperator>(Inc);
+           A && A->getOpcode() == BO_Assign) {
+    Linear R = linear(A->getRHS(), Ctx);
+    if (R.Offset == 1 && varOf(R.Base) && varOf(R.Base) == varOf(A->getLHS()))
+      Stepped = A->getLHS();
+  }
+  Var = varOf(Stepped);
+  if (!Var || !Var->getType()->isIntegerType())
+    return false;
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!comparison(For->getCond(), Op, L, R))
+    return false;
+  if (varOf(L) != Var) {
+    std::swap(L, R);
+    Op = reversed(Op);
+  }
+  if (varOf(L) != Var)
+    return false;
+  Last = linear(R, Ctx);
+  if (Last.Base && varOf(Last.Base) == Var)
+    return false;
+  if (Op == BO_LT || Op == BO_NE)
+    Last.Offset -= 1;
+  else if (Op != BO_LE)
+    return false;
+  return true;
+}
+
+IterationTest classifyWith(const Expr *Cond, const VarDecl *Var,
+                           const Linear &Last, const ASTContext &Ctx,
+                           unsigned Depth) {
+  IterationTest T;
+  Cond = stripImplicit(Cond);
+  if (!Cond || Depth > MaxDepth)
+    return T;
+  auto Negated = [](IterationTest T) {
+    std::swap(T.TrueOnlyOnLast, T.FalseOnlyOnLast);
+    return T;
+  };
+  if (const auto *U = dyn_cast<UnaryOperator>(Cond))
+    return U->getOpcode() == UO_LNot
+               ? Negated(
+                     classifyWith(U->getSubExpr(), Var, Last, Ctx, Depth + 1))
+               : T;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond);
+      BO && BO->isLogicalOp()) {
+    IterationTest A = classifyWith(BO->getLHS(), Var, Last, Ctx, Depth + 1);
+    IterationTest B = classifyWith(BO->getRHS(), Var, Last, Ctx, Depth + 1);
+    if (BO->getOpcode() == BO_LAnd) // true: both hold
+      T.TrueOnlyOnLast = A.TrueOnlyOnLast || B.TrueOnlyOnLast;
+    else // false: neither holds
+      T.FalseOnlyOnLast = A.FalseOnlyOnLast || B.FalseOnlyOnLast;
+    return T;
+  }
+  BinaryOperatorKind Op;
+  const Expr *L, *R;
+  if (!comparison(Cond, Op, L, R))
+    return T;
+  Linear A = linear(L, Ctx), B = linear(R, Ctx);
+  if (varOf(A.Base) != Var) {
+    std::swap(A, B);
+    Op = reversed(Op);
+  }
+  if (varOf(A.Base) != Var || !sameBase(B.Base, Last.Base, Ctx))
+    return T;
+  // v op Last + K, where v <= Last on every iteration.
+  const int64_t K = B.Offset - A.Offset - Last.Offset;
+  switch (Op) {
+  case BO_NE:
+  case BO_LT:
+    T.FalseOnlyOnLast = K == 0;
+    break;
+  case BO_LE:
+    T.FalseOnlyOnLast = K == -1;
+    break;
+  case BO_EQ:
+  case BO_GE:
+    T.TrueOnlyOnLast = K == 0;
+    break;
+  case BO_GT:
+    T.TrueOnlyOnLast = K == -1;
+    break;
+  default:
+    break;
+  }
+  return T;
+}
+
+} // namespace
+
+IterationTest classifyIteration(const Expr *Cond, const Stmt &Loop,
+                                const ASTContext &Ctx) {
+  const VarDecl *Var = nullptr;
+  Linear Last;
+  if (!Cond || !lastIteration(Loop, Ctx, Var, Last))
+    return {};
+  return classifyWith(Cond, Var, Last, Ctx, 0);
+}
+
+bool onlyOnLastIteration(const Stmt &S, const Stmt &Loop,
+                         const FunctionDecl &Fn, BodyParents &Parents) {
+  const ASTContext &Ctx = Fn.getASTContext();
+  bool Last = false;
+  Parents.walkUp(S, Fn, /*CrossLambdas=*/false, [&](const auto &Step) {
+    if (!Step.Parent || !Step.Child || Step.Child == &Loop)
+      return false;
+    const Stmt &P = *Step.Parent;
+    if (const auto *If = dyn_cast<IfStmt>(&P)) {
+      IterationTest T = classifyIteration(If->getCond(), Loop, Ctx);
+      Last = (Step.Child == If->getThen() && T.TrueOnlyOnLast) ||
+             (Step.Child == If->getElse() && T.FalseOnlyOnLast);
+    } else if (const auto *CO = dyn_cast<AbstractConditionalOperator>(&P)) {
+      IterationTest T = classifyIteration(CO->getCond(), Loop, Ctx);
+      Last = (Step.Child == CO->getTrueExpr() && T.TrueOnlyOnLast) ||
+             (Step.Child == CO->getFalseExpr() && T.FalseOnlyOnLast);
+    } else if (const auto *Block = dyn_cast<CompoundStmt>(&P)) {
+      for (const Stmt *B : Block->body()) {
+        if (B == Step.Child)
+          break;
+        const auto *If = dyn_cast<IfStmt>(B);
+        if (If && !If->getConditionVariable() && !If->getElse() &&
+            exits(If->getThen()) &&
+            classifyIteration(If->getCond(), Loop, Ctx).FalseOnlyOnLast) {
+          Last = true;
+          break;
+        }
+      }
+    }
+    return !Last;
+  });
+  return Last;
+}
+
 } // namespace clang::tidy::torch

@@ -76,6 +76,29 @@ private:
   const llvm::Regex &EpsilonNames;
 };
 
+/// What a condition inside a counting loop says about the iteration it is
+/// tested in: `for (int e = 1; e <= n; ++e) { ...; if (e != n) ...; }` holds
+/// on every iteration but the last. The loop must count up by one from its
+/// header (`++v`, `v++`, `v += 1`, `v = v + 1`) to a bound `v < N`, `v <= N`
+/// or `v != N`; the condition compares the same variable, offset by
+/// constants, with the same bound (`e < n - 1`, `i + 1 != n`, `e == n`).
+/// Writes to the variable in the body are not looked at.
+struct IterationTest {
+  /// The condition holds only on the last iteration.
+  bool TrueOnlyOnLast = false;
+  /// The condition fails only on the last iteration.
+  bool FalseOnlyOnLast = false;
+};
+IterationTest classifyIteration(const Expr *Cond, const Stmt &Loop,
+                                const ASTContext &Ctx);
+
+/// True if \p S, inside \p Loop in the body of \p Fn, runs only on the
+/// loop's last iteration: it is in the branch of an `if` (or `?:`) taken only
+/// then, or follows `if (cond) continue;` (break, return, throw) whose
+/// condition fails only then.
+bool onlyOnLastIteration(const Stmt &S, const Stmt &Loop,
+                         const FunctionDecl &Fn, BodyParents &Parents);
+
 } // namespace clang::tidy::torch
 
 #endif

@@ -196,4 +196,50 @@ const VarDecl *storedVariableOf(const Expr *LHS) {
   return nullptr;
 }
 
+namespace {
+
+void visitDiscarded(const Stmt *S, llvm::function_ref<void(const Expr &)> Fn) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return;
+  Fn(*E);
+  // `a.f(), b.g();`: both values are dropped. The left operand of any comma is
+  // visited where the comma itself is (forEachDiscardedValue's caller matches
+  // commas).
+  if (const auto *Comma = dyn_cast<BinaryOperator>(E->IgnoreParens());
+      Comma && Comma->getOpcode() == BO_Comma)
+    visitDiscarded(Comma->getRHS(), Fn);
+}
+
+} // namespace
+
+void forEachDiscardedValue(const Stmt &Parent,
+                           llvm::function_ref<void(const Expr &)> Fn) {
+  if (const auto *Block = dyn_cast<CompoundStmt>(&Parent)) {
+    for (const Stmt *Child : Block->body())
+      visitDiscarded(Child, Fn);
+  } else if (const auto *Label = dyn_cast<LabelStmt>(&Parent)) {
+    visitDiscarded(Label->getSubStmt(), Fn);
+  } else if (const auto *Case = dyn_cast<SwitchCase>(&Parent)) {
+    visitDiscarded(Case->getSubStmt(), Fn);
+  } else if (const auto *If = dyn_cast<IfStmt>(&Parent)) {
+    visitDiscarded(If->getThen(), Fn);
+    visitDiscarded(If->getElse(), Fn);
+  } else if (const auto *For = dyn_cast<ForStmt>(&Parent)) {
+    visitDiscarded(For->getInc(), Fn);
+    visitDiscarded(For->getBody(), Fn);
+  } else if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Parent)) {
+    visitDiscarded(Range->getBody(), Fn);
+  } else if (const auto *While = dyn_cast<WhileStmt>(&Parent)) {
+    visitDiscarded(While->getBody(), Fn);
+  } else if (const auto *Do = dyn_cast<DoStmt>(&Parent)) {
+    visitDiscarded(Do->getBody(), Fn);
+  } else if (const auto *Switch = dyn_cast<SwitchStmt>(&Parent)) {
+    visitDiscarded(Switch->getBody(), Fn);
+  } else if (const auto *Comma = dyn_cast<BinaryOperator>(&Parent);
+             Comma && Comma->getOpcode() == BO_Comma) {
+    visitDiscarded(Comma->getLHS(), Fn);
+  }
+}
+
 } // namespace clang::tidy::torch

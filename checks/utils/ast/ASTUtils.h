@@ -83,6 +83,13 @@ bool isLoopStmt(const Stmt &S);
 /// included.
 void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt &)> Fn);
 
+/// Calls \p Fn on each expression whose value \p Parent discards: an
+/// expression statement of a block, a label or a case; the body of an if, a
+/// loop or a switch when it is an expression; a for loop's increment; the left
+/// operand of a comma. The operands of a discarded comma are visited too.
+void forEachDiscardedValue(const Stmt &Parent,
+                           llvm::function_ref<void(const Expr &)> Fn);
+
 /// True if \p D is, or is inside, an instantiation of a function or class
 /// template. Walks declaration contexts only (no parent map), so it is cheap
 /// enough to ask of every function of a translation unit.

@@ -466,6 +466,16 @@ std::optional<LibTorchCall> asLibTorchCall(const Expr *E) {
     R.Name = M->getName();
     R.Object = MC->getImplicitObjectArgument();
     R.Member = Callee;
+  } else if (const auto *ME = dyn_cast<MemberExpr>(Callee);
+             ME && isTensorMethod(ME->getMemberDecl())) {
+    // In a template, a tensor method with one candidate called with dependent
+    // arguments (`x.clamp(0, hi)`): a plain call of the member, not yet a
+    // CXXMemberCallExpr.
+    if (!ME->getMemberDecl()->getIdentifier())
+      return std::nullopt;
+    R.Name = ME->getMemberDecl()->getName();
+    R.Object = ME->getBase();
+    R.Member = ME;
   } else if (const FunctionDecl *FD = Call->getDirectCallee()) {
     if (!FD->getIdentifier() || !isLibTorchFunction(FD))
       return std::nullopt;
@@ -511,6 +521,82 @@ const OpInfo *tensorOpOf(const CallExpr &Call) {
     if (isLibTorchFunction(F))
       return lookupOp(F->getName());
   return nullptr;
+}
+
+namespace {
+
+/// at::Tensor, or a std::tuple or list of tensors.
+bool isTensorResultType(QualType T) {
+  if (isTensorType(T) || isTensorListType(T))
+    return true;
+  const auto *Tuple =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
+  if (!Tuple || !hasQualifiedName(Tuple, {"std::tuple", "std::__1::tuple"}))
+    return false;
+  const TemplateArgumentList &Args = Tuple->getTemplateArgs();
+  if (Args.size() != 1 || Args[0].getKind() != TemplateArgument::Pack ||
+      Args[0].pack_size() == 0)
+    return false;
+  return llvm::all_of(Args[0].pack_elements(), [](const TemplateArgument &A) {
+    return A.getKind() == TemplateArgument::Type && isTensorType(A.getAsType());
+  });
+}
+
+/// The declarations a LibTorch call may invoke: its callee, or every
+/// candidate of a lookup still unresolved in a template.
+llvm::SmallVector<const FunctionDecl *, 4> candidatesOf(const LibTorchCall &C) {
+  llvm::SmallVector<const FunctionDecl *, 4> Result;
+  if (const FunctionDecl *F = C.Call->getDirectCallee()) {
+    Result.push_back(F);
+    return Result;
+  }
+  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Overloads = dyn_cast<OverloadExpr>(Callee))
+    for (const NamedDecl *D : Overloads->decls())
+      if (const FunctionDecl *F = asFunction(D))
+        Result.push_back(F);
+  return Result;
+}
+
+} // namespace
+
+bool returnsTensors(const LibTorchCall &C) {
+  if (!C.Call->getType()->isDependentType())
+    return isTensorResultType(C.Call->getType());
+  llvm::SmallVector<const FunctionDecl *, 4> Candidates = candidatesOf(C);
+  return !Candidates.empty() &&
+         llvm::all_of(Candidates, [](const FunctionDecl *F) {
+           return isTensorResultType(F->getReturnType());
+         });
+}
+
+bool declaresSibling(const LibTorchCall &C, StringRef Spelling) {
+  llvm::SmallVector<const FunctionDecl *, 4> Candidates = candidatesOf(C);
+  if (Candidates.empty())
+    return false;
+  const FunctionDecl *F = Candidates.front();
+  const DeclContext *Home = F->getDeclContext()->getRedeclContext();
+  if (C.Object ? !isa<CXXRecordDecl>(Home) : !isa<NamespaceDecl>(Home))
+    return false;
+  IdentifierInfo &Name = F->getASTContext().Idents.get(Spelling);
+  return llvm::any_of(Home->lookup(&Name), [](const NamedDecl *D) {
+    return asFunction(D) != nullptr;
+  });
+}
+
+SourceLocation calleeNameLoc(const LibTorchCall &C) {
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(C.Member))
+    return Member->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<CXXDependentScopeMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  if (const auto *M = dyn_cast_or_null<UnresolvedMemberExpr>(C.Member))
+    return M->getMemberLoc();
+  const Expr *Callee = C.Call->getCallee()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee))
+    return Ref->getLocation();
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+    return ULE->getNameLoc();
+  return {};
 }
 
 std::uint64_t savingRolesOf(const CallExpr &Call) {
@@ -815,6 +901,96 @@ bool isIValueToTensorCall(const CallExpr &Call) {
          hasQualifiedName(Class, {"c10::IValue"});
 }
 
+// --- Devices, tensor options, data loaders
+// --------------------------------------------------
+
+bool isTensorOptionsType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T),
+                          {"c10::TensorOptions", "at::TensorOptions"});
+}
+
+DeviceConstant deviceConstantOf(const Expr *E) {
+  E = E ? E->IgnoreUnlessSpelledInSource() : nullptr;
+  if (!E)
+    return DeviceConstant::NotConstant;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (!isDeviceClassType(Construct->getType()) ||
+        Construct->getNumArgs() == 0)
+      return DeviceConstant::NotConstant;
+    // Device(kCUDA, 1): the type decides; Device("cuda:0").
+    return deviceConstantOf(Construct->getArg(0));
+  }
+  if (const auto *Literal = dyn_cast<StringLiteral>(E)) {
+    if (!Literal->isOrdinary())
+      return DeviceConstant::NotConstant;
+    StringRef Text = Literal->getString();
+    return Text == "cpu" || Text.starts_with("cpu:") ? DeviceConstant::Cpu
+                                                     : DeviceConstant::Other;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  if (!Ref || !hasQualifiedName(namedTypeDecl(Ref->getType()),
+                                {"c10::DeviceType"}))
+    return DeviceConstant::NotConstant;
+  const ValueDecl *D = Ref->getDecl();
+  if (const auto *Constant = dyn_cast<EnumConstantDecl>(D))
+    return Constant->getName() == "CPU" ? DeviceConstant::Cpu
+                                        : DeviceConstant::Other;
+  // c10::kCPU, c10::kCUDA, ...: constexpr copies of the enumerators.
+  const auto *VD = dyn_cast<VarDecl>(D);
+  if (!VD || !VD->isConstexpr() || !VD->getIdentifier() ||
+      !hasQualifiedName(VD, {"c10::" + VD->getName().str()}))
+    return DeviceConstant::NotConstant;
+  return VD->getName() == "kCPU" ? DeviceConstant::Cpu : DeviceConstant::Other;
+}
+
+const Expr *moduleMoveDevice(const CallExpr &Call) {
+  const Expr *First = writtenArg(Call, 0);
+  if (!First)
+    return nullptr;
+  if (auto [Method, Class] = methodAndClass(Call); Method && Class) {
+    if (!Method->getIdentifier() || Method->getName() != "to" ||
+        !isModuleClass(Class) || Method->getNumParams() == 0 ||
+        !isDeviceType(Method->getParamDecl(0)->getType()))
+      return nullptr;
+    return First;
+  }
+  // A template's `model->to(device)` on a module of dependent type.
+  if (auto [Base, Name] = dependentMemberOf(Call.getCallee());
+      Base && Name == "to" && !First->isTypeDependent() &&
+      isDeviceType(First->IgnoreUnlessSpelledInSource()->getType()))
+    return First;
+  return nullptr;
+}
+
+std::optional<const Expr *> loadCallDevice(const CallExpr &Call) {
+  unsigned PathIndex;
+  if (calleeIs(Call, "torch::load"))
+    PathIndex = 1;
+  else if (calleeIs(Call, "torch::jit::load"))
+    PathIndex = 0;
+  else
+    return std::nullopt;
+  for (unsigned I = PathIndex + 1; I < Call.getNumArgs(); ++I) {
+    const Expr *Arg = writtenArg(Call, I);
+    if (!Arg)
+      break;
+    if (isDeviceType(Arg->IgnoreUnlessSpelledInSource()->getType()) &&
+        !isEmptyOptional(Arg))
+      return Arg->IgnoreUnlessSpelledInSource();
+  }
+  return static_cast<const Expr *>(nullptr);
+}
+
+bool isDataLoaderClass(const CXXRecordDecl *RD) {
+  return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {
+    return hasQualifiedName(&C, {"torch::data::DataLoaderBase"});
+  });
+}
+
+bool isDataExampleClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, {"torch::data::Example"});
+}
+
 // --- Grad mode
 // -------------------------------------------------------------------
 
@@ -847,6 +1023,144 @@ GradModeEffect gradModeEffectOf(const VarDecl &VD) {
 
 bool isGradModeSetCall(const CallExpr &Call) {
   return calleeIs(Call, "c10::GradMode::set_enabled");
+}
+
+// --- Memory a tensor wraps, dtypes and devices -------------------------------
+
+std::optional<LibTorchCall> asMemoryWrappingCall(const Expr *E) {
+  std::optional<LibTorchCall> C = asLibTorchCall(E);
+  if (!C || C->Object || C->Args.empty() || !C->is(op::WrapsMemory))
+    return std::nullopt;
+  return C;
+}
+
+namespace {
+
+bool isCallableType(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isFunctionPointerType() || T->isFunctionType())
+    return true;
+  const NamedDecl *D = namedTypeDecl(T);
+  if (const auto *RD = dyn_cast_or_null<CXXRecordDecl>(D))
+    if (RD->isLambda())
+      return true;
+  return hasQualifiedName(D, {"std::function", "std::__1::function"});
+}
+
+/// Calls \p Fn on \p S and every expression under it (lambda bodies not).
+void forEachSubExpr(const Stmt *S, llvm::function_ref<void(const Expr &)> Fn) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S))
+    Fn(*E);
+  if (isa<LambdaExpr>(S))
+    return;
+  for (const Stmt *Child : S->children())
+    forEachSubExpr(Child, Fn);
+}
+
+bool isScalarTypeType(QualType T) {
+  return hasQualifiedName(namedTypeDecl(T), {"c10::ScalarType"});
+}
+
+/// The name of the enumerator a constant expression of enumeration type
+/// evaluates to.
+std::optional<std::string> enumeratorOf(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  const auto *Enum = dyn_cast_or_null<EnumDecl>(namedTypeDecl(E->getType()));
+  Expr::EvalResult Result;
+  if (!Enum || !E->EvaluateAsRValue(Result, Ctx) || !Result.Val.isInt())
+    return std::nullopt;
+  for (const EnumConstantDecl *C : Enum->enumerators())
+    if (llvm::APSInt::isSameValue(C->getInitVal(), Result.Val.getInt()))
+      return C->getName().str();
+  return std::nullopt;
+}
+
+} // namespace
+
+bool passesDeleter(const LibTorchCall &Wrap) {
+  const FunctionDecl *Callee = Wrap.Call->getDirectCallee();
+  for (unsigned I = 0; I < Wrap.Args.size(); ++I) {
+    if (Callee && I < Callee->getNumParams() &&
+        isCallableType(Callee->getParamDecl(I)->getType()))
+      return true;
+    if (isCallableType(stripImplicit(Wrap.Args[I])->getType()))
+      return true;
+  }
+  return false;
+}
+
+std::optional<std::string> scalarTypeConstant(const Expr *E,
+                                              const ASTContext &Ctx) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (!E || !isScalarTypeType(E->getType()))
+    return std::nullopt;
+  return enumeratorOf(E, Ctx);
+}
+
+std::optional<std::string> wrappedScalarType(const LibTorchCall &Wrap,
+                                             const ASTContext &Ctx) {
+  std::optional<std::string> Found;
+  bool Unknown = false;
+  for (const Expr *Arg : llvm::ArrayRef(Wrap.Args).drop_front()) {
+    QualType T = Arg->getType();
+    if (!isScalarTypeType(T) && !isTensorOptionsType(T) &&
+        !isScalarTypeType(stripImplicit(Arg)->getType()) &&
+        !isTensorOptionsType(stripImplicit(Arg)->getType()))
+      continue;
+    bool SawScalarType = false;
+    forEachSubExpr(Arg, [&](const Expr &E) {
+      if (isScalarTypeType(E.getType()) && !SawScalarType &&
+          !isa<ImplicitCastExpr>(E)) {
+        SawScalarType = true;
+        if (std::optional<std::string> Name = scalarTypeConstant(&E, Ctx))
+          Found = Name;
+        else
+          Unknown = true;
+      }
+      // Options held in a variable: their dtype is not written here.
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(&E))
+        if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+          if (!VD->isConstexpr() && isTensorOptionsType(VD->getType()))
+            Unknown = true;
+    });
+  }
+  if (Unknown)
+    return std::nullopt;
+  return Found ? Found : std::optional<std::string>("Float");
+}
+
+bool isCpuDeviceExpr(const Expr *E, const ASTContext &Ctx) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (!E)
+    return false;
+  if (hasQualifiedName(namedTypeDecl(E->getType()), {"c10::DeviceType"})) {
+    std::optional<std::string> Name = enumeratorOf(E, Ctx);
+    return Name && *Name == "CPU";
+  }
+  if (!isDeviceClassType(E->getType()))
+    return false;
+  const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+  if (!Construct || Construct->getNumArgs() == 0)
+    return false;
+  const Expr *First = Construct->getArg(0);
+  if (isDeviceClassType(First->getType()))
+    return isCpuDeviceExpr(First, Ctx);
+  bool Cpu = false;
+  forEachSubExpr(First, [&](const Expr &Sub) {
+    if (const auto *Str = dyn_cast<StringLiteral>(&Sub))
+      Cpu = Str->getString() == "cpu";
+  });
+  if (Cpu)
+    return true;
+  std::optional<std::string> Name = enumeratorOf(stripImplicit(First), Ctx);
+  return Name && *Name == "CPU" &&
+         (Construct->getNumArgs() < 2 ||
+          isa<CXXDefaultArgExpr>(Construct->getArg(1)));
 }
 
 } // namespace clang::tidy::torch

@@ -145,6 +145,21 @@ const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
 /// operations the table does not know.
 const OpInfo *tensorOpOf(const CallExpr &Call);
 
+/// True if the LibTorch call \p C returns tensors (an at::Tensor, or a tuple
+/// or list of them); for a call still unresolved in a template, when every
+/// candidate does.
+bool returnsTensors(const LibTorchCall &C);
+
+/// True if LibTorch declares \p Spelling where \p C's callee lives: as a
+/// method of the same tensor class for a method call, as a function of the
+/// callee's namespace for a function call (`at::relu_` exists, `at::add_`
+/// does not).
+bool declaresSibling(const LibTorchCall &C, StringRef Spelling);
+
+/// The location of the name of the function a LibTorch call invokes (`clamp`
+/// in `x.clamp(0, 1)`, `relu` in `torch::relu(x)`).
+SourceLocation calleeNameLoc(const LibTorchCall &C);
+
 /// The roles of a tensor operation that saves tensors for its backward
 /// (op::SavesOutput, op::SavesInput, op::SavesOperands): tensorOpOf's, and
 /// those of mul and div for `a * b` and `a / b` on tensors; 0 otherwise.
@@ -179,6 +194,36 @@ bool isTensorFactoryCall(const CallExpr &Call);
 /// (op::Differentiable): a Tensor method, or a function in at::, torch:: or
 /// torch::nn::functional.
 bool isDifferentiableCall(const CallExpr &Call);
+
+// --- Memory a tensor wraps, dtypes and devices
+// -----------------------------------
+
+/// A call that wraps memory without copying or owning it (op::WrapsMemory:
+/// torch::from_blob, at::from_blob), also unresolved inside a template;
+/// Args[0] is the pointer to the memory.
+std::optional<LibTorchCall> asMemoryWrappingCall(const Expr *E);
+
+/// True if the memory-wrapping call \p Wrap passes a deleter (a
+/// std::function, a lambda or a function pointer): the caller hands the
+/// memory's lifetime to the tensor.
+bool passesDeleter(const LibTorchCall &Wrap);
+
+/// The c10::ScalarType enumerator (`Float`, `Byte`, ...) a constant
+/// expression of type c10::ScalarType names: `torch::kFloat32`,
+/// `at::ScalarType::Byte`; nullopt if \p E is not one or not constant.
+std::optional<std::string> scalarTypeConstant(const Expr *E,
+                                              const ASTContext &Ctx);
+
+/// The dtype the memory-wrapping call \p Wrap gives its tensor, from its
+/// written options (`torch::kByte`, `torch::TensorOptions().dtype(...)`,
+/// `torch::dtype(...)`): "Float" when none is written, nullopt when the
+/// options come from elsewhere (a variable).
+std::optional<std::string> wrappedScalarType(const LibTorchCall &Wrap,
+                                             const ASTContext &Ctx);
+
+/// True if \p E is provably the CPU device: `torch::kCPU`,
+/// `torch::Device(torch::kCPU)`, `torch::Device("cpu")`.
+bool isCpuDeviceExpr(const Expr *E, const ASTContext &Ctx);
 
 // --- Modules, losses, backward passes, optimizers
 // ------------------------------
@@ -272,6 +317,42 @@ StringRef lossOpName(const CallExpr &Loss);
 /// `c10::IValue::toTensor()`: the tensor a TorchScript module's forward
 /// returned.
 bool isIValueToTensorCall(const CallExpr &Call);
+
+// --- Devices, tensor options, data loaders
+// --------------------------------------------------
+
+/// True if \p T (through references and cv-qualifiers) is c10::TensorOptions
+/// (at::TensorOptions, torch::TensorOptions).
+bool isTensorOptionsType(QualType T);
+
+/// What a device constant names.
+enum class DeviceConstant { NotConstant, Cpu, Other };
+
+/// The device a constant names, as written: c10::kCPU, c10::DeviceType::CPU
+/// and "cpu" are Cpu; kCUDA, DeviceType::CUDA, "cuda:1", ... are Other;
+/// through implicit conversions and a c10::Device constructed from one.
+/// NotConstant for anything else (a variable, a call).
+DeviceConstant deviceConstantOf(const Expr *E);
+
+/// The device argument of a call that moves a module's parameters:
+/// `model->to(device)`, `model.to(torch::kCUDA, torch::kHalf)`
+/// (torch::nn::Module::to, torch::jit::Module::to), or, in a template, a
+/// still-dependent `model->to(d)` whose first argument is a device. Null for
+/// any other call (`model->to(torch::kFloat)` converts the dtype only).
+const Expr *moduleMoveDevice(const CallExpr &Call);
+
+/// For torch::load(value, path, ...) and torch::jit::load(path, ...): the
+/// device argument as written, or null when the call passes none (or an empty
+/// optional). Nullopt for any other call.
+std::optional<const Expr *> loadCallDevice(const CallExpr &Call);
+
+/// True if \p RD is, or derives from, torch::data::DataLoaderBase (what
+/// torch::data::make_data_loader makes).
+bool isDataLoaderClass(const CXXRecordDecl *RD);
+
+/// True if \p RD is torch::data::Example (a data set's example or, stacked, a
+/// batch: `.data`, `.target`).
+bool isDataExampleClass(const CXXRecordDecl *RD);
 
 // --- Grad mode
 // -------------------------------------------------------------------

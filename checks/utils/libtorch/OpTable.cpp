@@ -2,6 +2,7 @@
 
 #include "utils/libtorch/OpTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
 #include <algorithm>
 #include <iterator>
 
@@ -36,6 +37,14 @@ const OpInfo *lookupOp(llvm::StringRef Name) {
       std::begin(Table), std::end(Table), Name,
       [](const OpInfo &I, llvm::StringRef Key) { return I.Name < Key; });
   return It != std::end(Table) && It->Name == Name ? It : nullptr;
+}
+
+const OpInfo *inPlaceTwinOf(llvm::StringRef Name) {
+  const OpInfo *Info = lookupOp(Name);
+  if (!Info || !isOutOfPlace(*Info))
+    return nullptr;
+  const OpInfo *Twin = lookupOp((Name + "_").str());
+  return Twin && (Twin->Roles & op::InPlace) ? Twin : nullptr;
 }
 
 void forEachOp(llvm::function_ref<void(const OpInfo &)> Fn) {

@@ -63,6 +63,23 @@ enum Role : std::uint64_t {
   /// operand requires grad; a scalar operand saves nothing.
   SavesOperands = 1ull << 42,
 
+  // --- Storage (torch-from-blob-outlives-buffer) ------------------------------
+  /// Wraps memory it is given without copying or owning it (from_blob): the
+  /// tensor is only valid while that memory lives.
+  WrapsMemory = 1ull << 56,
+  /// The result may share its operand's storage: a view (view, permute,
+  /// select, squeeze, ...) or the operand itself (cpu() on a CPU tensor).
+  SharesStorage = 1ull << 57,
+  /// A view whose strides are permuted or broadcast (permute, transpose, t,
+  /// expand): never contiguous, so contiguous() or reshape() of it copies.
+  StridedView = 1ull << 58,
+  /// Shares storage with a contiguous operand and copies a strided one
+  /// (contiguous, reshape, flatten).
+  CopiesIfStrided = 1ull << 59,
+  /// A conversion that returns its operand itself unless the dtype or the
+  /// device changes or a copy is asked for (to, toType).
+  Converts = 1ull << 60,
+
   // --- Values and boundaries ------------------------------------------------
   /// A view or copy of the operand's values (shape, dtype, device,
   /// selection): how close to a boundary the values are is unchanged.
@@ -78,7 +95,8 @@ enum Role : std::uint64_t {
   /// A reduction that is 0 where its operand is 0 everywhere (sum, mean,
   /// prod, cumsum, amax, ...).
   SumLike = 1ull << 15,
-  /// sum / mean (and their nan-ignoring forms): a denominator that can be 0.
+  /// sum / mean / prod (and their nan-ignoring forms): a denominator that can
+  /// be 0 unless every term is strictly positive.
   Sum = 1ull << 16,
   /// > 0 for every finite input (exp, softplus, sigmoid, cosh).
   Positive = 1ull << 17,
@@ -110,7 +128,8 @@ enum Role : std::uint64_t {
   /// Its value lies in [-1, 1] and reaches the ends (cosine similarity,
   /// sin, cos, tanh, a normalised vector's entries).
   BoundedUnit = 1ull << 30,
-  /// A sum of products or a reduction: reaches +-1 where a factor does.
+  /// A sum of products or a reduction (mm, matmul, linear, sum): reaches +-1
+  /// where a factor does (the rows of normalised vectors give cosines).
   UnitSum = 1ull << 31,
   /// Arithmetic in function or method spelling: a.add(b), at::mul(a, b).
   Add = 1ull << 32,
@@ -129,6 +148,16 @@ enum Role : std::uint64_t {
   TakesLogProbabilities = 1ull << 38,
   /// An affine map (linear): its output is raw scores, not probabilities.
   Affine = 1ull << 39,
+
+  // --- Devices ---------------------------------------------------------------
+  /// Converts to the device its arguments name (to, cuda): the result lives
+  /// there; `to` with only a dtype keeps its operand's device.
+  ToDevice = 1ull << 50,
+  /// Copies to the CPU (cpu).
+  ToCpu = 1ull << 51,
+  /// A factory whose result takes its operand's device (and shape and dtype)
+  /// unless its options name another (zeros_like, ones_like, ...).
+  SameDeviceAsOperand = 1ull << 52,
 };
 
 /// The input at which an operation's value or gradient is infinite.
@@ -166,6 +195,18 @@ inline op::Boundary boundaryOf(llvm::StringRef Name) {
   const OpInfo *Info = lookupOp(Name);
   return Info ? Info->Boundary : op::NoBoundary;
 }
+
+/// True if the operation returns its result and writes into none of its
+/// operands (no op::InPlace, op::KeepsValues or op::ReadsValues): a call whose
+/// result is dropped does nothing.
+inline bool isOutOfPlace(const OpInfo &Info) {
+  return (Info.Roles & (op::InPlace | op::KeepsValues | op::ReadsValues)) == 0;
+}
+
+/// The in-place spelling of the out-of-place operation \p Name (`clamp` ->
+/// `clamp_`): the table's line `Name_` when it is op::InPlace; null if there
+/// is none.
+const OpInfo *inPlaceTwinOf(llvm::StringRef Name);
 
 /// Calls \p Fn on every line of the table, in the table's order.
 void forEachOp(llvm::function_ref<void(const OpInfo &)> Fn);

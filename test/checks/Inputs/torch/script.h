@@ -30,7 +30,9 @@ public:
   IValue operator()(std::vector<IValue> inputs) { return forward(inputs); }
   void eval() {}
   void train(bool on = true) {}
-  void to(c10::Device) {}
+  void to(c10::Device device, c10::ScalarType dtype, bool non_blocking = false) {}
+  void to(c10::ScalarType dtype, bool non_blocking = false) {}
+  void to(c10::Device device, bool non_blocking = false) {}
   void save(const std::string &filename) const {}
 };
 

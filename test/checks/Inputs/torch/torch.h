@@ -14,6 +14,7 @@
 #include <istream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -42,7 +43,14 @@ struct Device final {
   bool is_cuda() const { return false; }
 };
 
-enum class ScalarType : int8_t { Float, Double, Long };
+enum class ScalarType : int8_t { Float, Double, Long, Byte };
+// torch-from-blob-outlives-buffer: dtypes as the real <c10/core/ScalarType.h>
+// names them.
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kLong = ScalarType::Long;
 
 class Scalar {
 public:
@@ -66,6 +74,24 @@ struct NoGradGuard : public AutoGradMode {
 struct InferenceMode {
   InferenceMode(bool enabled = true) {}
 };
+
+// As in the real <c10/core/TensorOptions.h>: options convert from a dtype or
+// a device; the free builders start a chain.
+struct TensorOptions {
+  TensorOptions() {}
+  TensorOptions(ScalarType) {}
+  TensorOptions(Device) {}
+  TensorOptions(DeviceType) {}
+  TensorOptions requires_grad(bool = true) const { return *this; }
+  TensorOptions dtype(ScalarType) const { return *this; }
+  TensorOptions device(Device) const { return *this; }
+  TensorOptions device_index(int16_t) const { return *this; }
+};
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) {
+  return TensorOptions().requires_grad(r);
+}
 } // namespace c10
 
 namespace at {
@@ -75,16 +101,18 @@ using c10::kCPU;
 using c10::kCUDA;
 using c10::Scalar;
 using c10::ScalarType;
+using c10::kByte;
+using c10::kFloat;
+using c10::kFloat32;
+using c10::kDouble;
+using c10::kLong;
 using AutoGradMode = c10::AutoGradMode;
 using NoGradGuard = c10::NoGradGuard;
 
-struct TensorOptions {
-  TensorOptions() {}
-  TensorOptions(ScalarType) {}
-  TensorOptions requires_grad(bool = true) const { return *this; }
-  TensorOptions dtype(ScalarType) const { return *this; }
-  TensorOptions device(Device) const { return *this; }
-};
+using c10::TensorOptions;
+using c10::device;
+using c10::dtype;
+using c10::requires_grad;
 
 class Tensor;
 
@@ -140,8 +168,19 @@ public:
   Scalar item() const { return Scalar(0.0); }
 
   // Conversions.
-  Tensor to(Device) const { return *this; }
-  Tensor to(ScalarType) const { return *this; }
+  // As in the real TensorBody.h: a device converts to TensorOptions.
+  Tensor to(TensorOptions options = {}, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(ScalarType dtype, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor to(const Tensor &other, bool non_blocking = false,
+            bool copy = false) const { return *this; }
+  Tensor toType(ScalarType) const { return *this; }
+  Tensor permute(std::vector<int64_t>) const { return *this; }
+  Tensor transpose(int64_t, int64_t) const { return *this; }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const { return *this; }
   Tensor cpu() const { return *this; }
   Tensor cuda() const { return *this; }
   Tensor clone() const { return *this; }
@@ -222,6 +261,13 @@ public:
   const Tensor &clamp_(c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt) const { return *this; }
   Tensor mul(Scalar) const { return *this; }
 
+  // torch-discarded-tensor-result.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const { return {}; }
+  const Tensor &squeeze_() const { return *this; }
+  const Tensor &abs_() const { return *this; }
+  Tensor masked_fill(const Tensor &mask, Scalar value) const { return *this; }
+  const Tensor &masked_fill_(const Tensor &mask, Scalar value) const { return *this; }
+
   Tensor &operator+=(const Tensor &) { return *this; }
   Tensor &operator+=(Scalar) { return *this; }
   Tensor &operator-=(const Tensor &) { return *this; }
@@ -300,6 +346,11 @@ Tensor dot(const Tensor &, const Tensor &);
 Tensor mm(const Tensor &, const Tensor &);
 Tensor outer(const Tensor &, const Tensor &);
 Tensor conv2d(const Tensor &input, const Tensor &weight);
+Tensor from_blob(void *data, std::vector<int64_t> sizes, const TensorOptions &options = {});
+// torch-discarded-tensor-result: add has no function form in place, clamp_ has.
+Tensor add(const Tensor &, const Tensor &, Scalar alpha = 1);
+Tensor &clamp_(Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
+Tensor squeeze(const Tensor &);
 } // namespace at
 
 namespace torch {
@@ -328,6 +379,35 @@ inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
                             const at::TensorOptions &options = {}) {
   return {};
 }
+// torch-from-blob-outlives-buffer: the overloads with strides and a deleter,
+// as in the real <torch/csrc/autograd/generated/variable_factories.h>.
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            const std::function<void(void *)> &deleter,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+inline at::Tensor from_blob(void *data, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides,
+                            const std::function<void(void *)> &deleter,
+                            const at::TensorOptions &options = {}) {
+  return {};
+}
+
+namespace data {
+template <typename Data = at::Tensor, typename Target = at::Tensor>
+struct Example {
+  Example() = default;
+  Example(Data data, Target target)
+      : data(std::move(data)), target(std::move(target)) {}
+  Data data;
+  Target target;
+};
+} // namespace data
 
 namespace autograd {
 using Variable = at::Tensor;
@@ -349,7 +429,10 @@ public:
   void eval() {}
   bool is_training() const { return true; }
   std::vector<at::Tensor> parameters(bool recurse = true) const { return {}; }
-  void to(c10::Device) {}
+  virtual void to(c10::Device device, c10::ScalarType dtype,
+                  bool non_blocking = false) {}
+  virtual void to(c10::ScalarType dtype, bool non_blocking = false) {}
+  virtual void to(c10::Device device, bool non_blocking = false) {}
   virtual void zero_grad(bool set_to_none = false) {}
   template <typename M> std::shared_ptr<M> register_module(std::string, std::shared_ptr<M> m) { return m; }
   at::Tensor register_parameter(std::string, at::Tensor t, bool = true) { return t; }
@@ -541,6 +624,58 @@ void load(std::vector<at::Tensor> &tensor_vec, LoadFromArgs &&...args) {
 namespace cuda {
 inline bool is_available() { return false; }
 } // namespace cuda
+
+// As in the real <torch/data.h>: a data loader over a stacked data set yields
+// Example batches.
+namespace data {
+// Example: declared above (with torch::from_blob).
+namespace transforms {
+template <typename T = Example<>> struct Stack {};
+} // namespace transforms
+namespace samplers {
+class RandomSampler {};
+class SequentialSampler {};
+} // namespace samplers
+template <typename Batch> class Iterator {
+public:
+  Batch &operator*() { static Batch b; return b; }
+  Iterator &operator++() { return *this; }
+  bool operator!=(const Iterator &) const { return false; }
+};
+template <typename Dataset, typename Batch, typename BatchRequest>
+class DataLoaderBase {
+public:
+  virtual ~DataLoaderBase() = default;
+  Iterator<Batch> begin() { return {}; }
+  Iterator<Batch> end() { return {}; }
+};
+template <typename Dataset, typename Sampler>
+class StatelessDataLoader
+    : public DataLoaderBase<Dataset, typename Dataset::BatchType,
+                            std::vector<size_t>> {};
+namespace datasets {
+template <typename Source, typename Transform> class MapDataset {
+public:
+  using BatchType = Example<>;
+  size_t size() const { return 0; }
+};
+template <typename Self, typename SingleExample = Example<>> class Dataset {
+public:
+  using BatchType = std::vector<SingleExample>;
+  template <typename T> MapDataset<Self, T> map(T) && { return {}; }
+};
+class MNIST : public Dataset<MNIST> {
+public:
+  explicit MNIST(const std::string &root) {}
+  Example<> get(size_t index) { return {}; }
+};
+} // namespace datasets
+template <typename Sampler = samplers::RandomSampler, typename Dataset>
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>>
+make_data_loader(Dataset dataset, size_t batch_size) {
+  return nullptr;
+}
+} // namespace data
 
 // LibTorch's own helper that loads without a device: with -I (not -isystem)
 // and --header-filter=.*, checks must still stay silent here.

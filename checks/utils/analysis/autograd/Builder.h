@@ -1,0 +1,221 @@
+//===--- Builder.h - the builder of one AutogradFlow -----------*- C++ -*-===//
+//
+// Private to AutogradFlow (checks/utils/analysis/autograd/). The builder runs
+// the dataflow over one function's CFG and fills its AutogradFlow. Its member
+// functions are defined across the files of this directory, one concern each:
+//
+//   Driver.cpp        the CFG, the fixpoint (rounds, state joins), the
+//                     reporting round, statement roots (declarations, returns)
+//   Expressions.cpp   expressions and variable reads; what a value carries
+//   Assignments.cpp   definition sites, assignments, element stores,
+//                     container insertions, lifetimes (loop-carried values)
+//   Calls.cpp         calls: operands, LibTorch operations, forwards, losses,
+//                     value reads, tensors from values, user functions
+//   Passes.cpp        backward passes: retention, freed graphs, second passes
+//   SavedTensors.cpp  tensors saved for backward, in-place writes into them
+//   Reaching.cpp      AutogradFlow::reachesBackwardPass (flow-insensitive)
+//
+// The facts it tracks are in Lattice.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_BUILDER_H
+#define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_BUILDER_H
+
+#include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/GradMode.h"
+#include "utils/analysis/autograd/Lattice.h"
+#include "utils/ast/BodyParents.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+namespace autograd {
+
+// --- What a value carries (Expressions.cpp) ---------------------------------
+
+/// Tensors, containers of tensors, the braced lists that build them, and a
+/// TorchScript module's output (c10::IValue, unwrapped by toTensor()).
+bool isTensorValued(QualType T);
+
+/// Keeps only what a value of type \p T can carry: tensor facts for tensors,
+/// host taint for everything else. Dependent types keep both.
+Value filterByType(Value V, QualType T);
+
+/// The local variable an expression names, through implicit conversions and
+/// single-element braced lists (`{loss}`).
+const VarDecl *soleVariableOf(const Expr *E);
+
+/// The object of a member call: `t.f()`, and in a template `t.f(dependent)`
+/// or `dependent.f()`; null for other calls (operator() included).
+const Expr *memberCallObject(const CallExpr &Call);
+
+/// Lowers evidence of history to "possible": the value may carry history,
+/// but nothing local shows it.
+void capEvidence(Value &V);
+
+/// A new tensor: not the tensor of any definition, saved by nobody.
+void newTensor(Value &V);
+
+// --- Backward passes (Passes.cpp) --------------------------------------------
+
+/// The constant truth value of a retain_graph / create_graph argument:
+/// nullopt when it is not a compile-time constant. An empty optional
+/// (c10::nullopt, `{}`) is reported through \p IsEmpty.
+std::optional<bool> constantFlag(const Expr *Arg, const ASTContext &Ctx,
+                                 bool &IsEmpty);
+
+} // namespace autograd
+
+class AutogradFlowBuilder {
+public:
+  AutogradFlowBuilder(const FunctionDecl &Fn, ASTContext &Ctx,
+                      AutogradFlow &Out, AutogradFlow::Mode M);
+
+  bool run();
+
+private:
+  using DefSet = autograd::DefSet;
+  using FreedSet = autograd::FreedSet;
+  using Value = autograd::Value;
+  using Definition = autograd::Definition;
+  using State = autograd::State;
+
+  /// The operands of a call, evaluated left to right (Calls.cpp).
+  struct CallOperands {
+    /// The object of a member call, or null.
+    const Expr *Object = nullptr;
+    Value ObjectValue;
+    llvm::SmallVector<Value, 4> Args;
+    /// The join of Args.
+    Value AllArgs;
+  };
+
+  /// The CFG of the body and what each block evaluates (Driver.cpp).
+  struct Schedule;
+
+  const FunctionDecl &Fn;
+  ASTContext &Ctx;
+  AutogradFlow &Out;
+  const bool IsForward;
+  /// AutogradFlow::Mode::Callee: what comes from outside may have history.
+  const bool AsCallee;
+
+  std::vector<Definition> Defs;
+  std::map<std::pair<const void *, const VarDecl *>, unsigned> DefIds;
+  bool DefsChanged = false;
+  bool Reporting = false;
+  State *S = nullptr;
+  llvm::SmallPtrSet<const Stmt *, 8> Reported;
+  llvm::DenseMap<const CallExpr *, bool> NoGrad;
+  /// Savers (an operation that saved its result, or its operands, for its
+  /// backward) and in-place writes, by id.
+  std::vector<std::pair<const CallExpr *, bool>> Savers;
+  std::map<std::pair<const CallExpr *, bool>, unsigned> SaverIds;
+  std::vector<const Expr *> Writes;
+  llvm::DenseMap<const Expr *, unsigned> WriteIds;
+  llvm::SmallPtrSet<const Expr *, 4> ReportedWrites;
+  /// Parents inside the body (and, for a lambda, the function around it):
+  /// for the grad-mode guards in scope of a call.
+  BodyParents Scopes;
+  GradModeAnalysis GradMode{Scopes};
+
+  bool isLocal(const VarDecl *VD) const {
+    return VD && !VD->hasGlobalStorage() &&
+           VD->getDeclContext() == static_cast<const DeclContext *>(&Fn);
+  }
+
+  // --- The fixpoint (Driver.cpp)
+  bool schedule(const Stmt &Body, Schedule &Plan) const;
+  void initialState(State &Entry);
+  bool inStateOf(const Schedule &Plan, const CFGBlock &Block,
+                 const State &Entry,
+                 const std::vector<std::optional<State>> &OutStates,
+                 State &In) const;
+  void runBlock(const Schedule &Plan, const CFGBlock &Block);
+  bool runRound(const Schedule &Plan, const State &Entry,
+                std::vector<std::optional<State>> &OutStates);
+  void sortReports();
+  void visitRoot(const Stmt &Root);
+
+  // --- Expressions and variables (Expressions.cpp)
+  Value visit(const Stmt *St);
+  Value visitExpr(const Expr &E);
+  Value visitChildren(const Stmt &St);
+  /// The local tensor variable a reference variable is bound to
+  /// (`auto &y = x;`), or null.
+  const VarDecl *referent(const VarDecl *Var) const;
+  /// The value of a tensor the function gets from outside (a member, a
+  /// global): possibly with history for a callee's summary, else none known.
+  Value outsideValue(QualType T) const;
+  Value valueOfVariable(const VarDecl *Var);
+
+  // --- Definitions, assignments, containers (Assignments.cpp)
+  unsigned definitionAt(const void *Site, const VarDecl *Var,
+                        SourceLocation Loc);
+  /// Records that \p Var is (re)defined at \p Site with value \p V: the site
+  /// builds a fresh graph, so nothing it stands for is freed any more.
+  void define(const VarDecl *Var, const void *Site, SourceLocation Loc,
+              const Value &V);
+  Value assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
+               bool Compound);
+  /// vec.push_back(x), vec.emplace_back(...), ...: true if \p Call fills a
+  /// container (its value is then empty).
+  bool visitContainerInsertion(const CallExpr &Call, const CallOperands &Ops);
+  /// \p Var goes out of scope: its value can no longer be backpropagated.
+  void endLifetime(const VarDecl *Var);
+
+  // --- Calls (Calls.cpp)
+  Value visitCall(const CallExpr &Call);
+  CallOperands visitOperands(const CallExpr &Call);
+  std::optional<Value> visitHistorySource(const CallExpr &Call,
+                                          const CallOperands &Ops);
+  std::optional<Value> visitUserCall(const CallExpr &Call,
+                                     const Value &Operands);
+  Value visitOperation(const CallExpr &Call, const CallOperands &Ops);
+  bool underNoGradGuard(const CallExpr &Call);
+
+  // --- Backward passes (Passes.cpp)
+  /// A backward pass (or torch::autograd::grad): its value, or nullopt if
+  /// \p Call is none.
+  std::optional<Value> visitPass(const CallExpr &Call, const CallOperands &Ops);
+  void pass(const CallExpr &Call, const Value &Root);
+  void reportSecondPass(const CallExpr &Call, const DefSet &Reach,
+                        const DefSet &RootDefs, const FreedSet &Freed);
+  void freeGraph(const CallExpr &Call, const DefSet &Reach);
+  /// Templates: a backward pass through a still-dependent callee marks its
+  /// object as backpropagated (evidence only: no graph is freed).
+  void markDependentPass(const CallExpr &Call);
+  /// backward() runs on the values definition \p Id produces.
+  void markBackpropagated(unsigned Id);
+  void reportBroken(const Value &V, const Stmt &Use,
+                    AutogradFlow::GradientUse Kind);
+
+  // --- Saved tensors and in-place writes (SavedTensors.cpp)
+  unsigned saverId(const CallExpr &Call, bool Output);
+  /// \p Write writes in place into \p Target: if an operation saved that
+  /// tensor for its backward, the backward fails once it needs it.
+  void recordWrite(const Expr &Write, const Value &Target);
+  /// A backward pass (or the return from forward()) at \p Use needs what
+  /// \p Needed saved: the in-place writes into those tensors are reported.
+  void reportWrites(const DefSet &Needed, const Stmt &Use);
+  /// In-place operations return their object; indexing a tensor is a view.
+  void trackSameTensor(const CallExpr &Call, const CallOperands &Ops,
+                       Value &Result);
+  void recordSaving(const CallExpr &Call, const Value &ObjectValue,
+                    llvm::ArrayRef<Value> Args, Value &Result);
+};
+
+} // namespace clang::tidy::torch
+
+#endif

@@ -1,0 +1,255 @@
+//===--- Driver.cpp - AutogradFlow's fixpoint over the CFG ----------------===//
+//
+// The CFG driver of the builder: the CFG of the body, the full expressions
+// (declarations, returns) and lifetime ends each block evaluates, the
+// fixpoint in reverse post-order (state joins at block entries, rounds until
+// nothing changes), one more round that reports, and the transfer of a
+// statement root (a declaration defines its variables; a return is the
+// function's result).
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/analysis/autograd/Builder.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/PointerUnion.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+using namespace autograd;
+
+namespace {
+
+bool isModuleForwardMethod(const FunctionDecl &F) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&F);
+  return Method && Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Method->getParent());
+}
+
+/// Rounds of the fixpoint iteration before giving up on convergence (sets
+/// only grow, so real code converges in loop-depth + 1 rounds).
+constexpr unsigned MaxRounds = 12;
+
+} // namespace
+
+/// Per block, in order: full expressions to evaluate (Stmt) and variables
+/// whose lifetime ends (VarDecl).
+struct AutogradFlowBuilder::Schedule {
+  using Step = llvm::PointerUnion<const Stmt *, const VarDecl *>;
+  std::unique_ptr<CFG> Graph;
+  std::unique_ptr<PostOrderCFGView> Order;
+  std::vector<llvm::SmallVector<Step, 4>> Steps;
+};
+
+AutogradFlowBuilder::AutogradFlowBuilder(const FunctionDecl &Fn,
+                                         ASTContext &Ctx, AutogradFlow &Out,
+                                         AutogradFlow::Mode M)
+    : Fn(Fn), Ctx(Ctx), Out(Out), IsForward(isModuleForwardMethod(Fn)),
+      AsCallee(M == AutogradFlow::Mode::Callee) {}
+
+void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
+  if (const auto *DS = dyn_cast<DeclStmt>(&Root)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || isa<DecompositionDecl>(Var))
+        continue;
+      Value V = visit(Var->getInit());
+      if (!isLocal(Var))
+        continue;
+      if (isTensorValued(Var->getType()))
+        define(Var, Var, Var->getLocation(), filterByType(V, Var->getType()));
+      else if (V.Taint)
+        S->Taint[Var] = V.Taint;
+      else
+        S->Taint.erase(Var);
+    }
+    return;
+  }
+  if (const auto *Return = dyn_cast<ReturnStmt>(&Root)) {
+    Value V = visit(Return->getRetValue());
+    if (IsForward) {
+      reportBroken(V, *Return, AutogradFlow::GradientUse::ReturnedFromForward);
+      // The caller backpropagates forward()'s result.
+      reportWrites(V.Savers, *Return);
+    }
+    if (Reporting) {
+      Out.Result.History = std::max(Out.Result.History, V.History);
+      if (!Out.Result.FromValues) {
+        Out.Result.FromValues = V.FromValues;
+        Out.Result.ValuesRead = V.ValuesRead;
+      }
+    }
+    return;
+  }
+  visit(&Root);
+}
+
+void AutogradFlowBuilder::initialState(State &Entry) {
+  State *Saved = S;
+  S = &Entry;
+  for (const ParmVarDecl *Param : Fn.parameters())
+    if (isTensorValued(Param->getType()))
+      define(Param, Param, Param->getLocation(),
+             outsideValue(Param->getType()));
+  S = Saved;
+}
+
+bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
+  CFG::BuildOptions Options;
+  Options.setAllAlwaysAdd();
+  Options.AddImplicitDtors = false;
+  Options.AddTemporaryDtors = false;
+  Options.AddInitializers = false;
+  // Where each variable's lifetime ends: a tensor out of scope can no longer
+  // be backpropagated (the loss of the previous loop iteration).
+  Options.AddLifetime = true;
+  Plan.Graph = CFG::buildCFG(&Fn, const_cast<Stmt *>(&Body), &Ctx, Options);
+  if (!Plan.Graph)
+    return false;
+
+  // Each full expression (or declaration, or return) is evaluated once, in
+  // the first block where one of its parts appears.
+  ParentMap BodyParents(const_cast<Stmt *>(&Body));
+  llvm::DenseMap<const DeclStmt *, const DeclStmt *> Synthetic;
+  for (const auto &[SyntheticDS, Original] : Plan.Graph->synthetic_stmts())
+    Synthetic[SyntheticDS] = Original;
+  auto RootOf = [&](const Stmt *St) {
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      if (const DeclStmt *Original = Synthetic.lookup(DS))
+        St = Original;
+    while (const Stmt *Parent = BodyParents.getParent(St)) {
+      if (isa<Expr>(Parent)) {
+        St = Parent;
+        continue;
+      }
+      if (isa<DeclStmt>(Parent) || isa<ReturnStmt>(Parent))
+        St = Parent;
+      break;
+    }
+    return St;
+  };
+
+  Plan.Order = std::make_unique<PostOrderCFGView>(Plan.Graph.get());
+  Plan.Steps.resize(Plan.Graph->getNumBlockIDs());
+  llvm::SmallPtrSet<const Stmt *, 32> Seen;
+  for (const CFGBlock *Block : *Plan.Order)
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> St = Element.getAs<CFGStmt>()) {
+        if (const Stmt *Root = RootOf(St->getStmt()); Seen.insert(Root).second)
+          Plan.Steps[Block->getBlockID()].push_back(Root);
+      } else if (std::optional<CFGLifetimeEnds> End =
+                     Element.getAs<CFGLifetimeEnds>()) {
+        if (isLocal(End->getVarDecl()) &&
+            isTensorValued(End->getVarDecl()->getType()))
+          Plan.Steps[Block->getBlockID()].push_back(End->getVarDecl());
+      }
+    }
+  return true;
+}
+
+void AutogradFlowBuilder::runBlock(const Schedule &Plan,
+                                   const CFGBlock &Block) {
+  for (Schedule::Step Item : Plan.Steps[Block.getBlockID()]) {
+    if (const auto *Root = Item.dyn_cast<const Stmt *>())
+      visitRoot(*Root);
+    else
+      endLifetime(Item.get<const VarDecl *>());
+  }
+}
+
+bool AutogradFlowBuilder::inStateOf(
+    const Schedule &Plan, const CFGBlock &Block, const State &Entry,
+    const std::vector<std::optional<State>> &OutStates, State &In) const {
+  bool Reached = &Block == &Plan.Graph->getEntry();
+  if (Reached)
+    In = Entry;
+  for (const CFGBlock::AdjacentBlock &Pred : Block.preds()) {
+    const CFGBlock *P = Pred.getReachableBlock();
+    if (!P)
+      continue;
+    const std::optional<State> &PredOut = OutStates[P->getBlockID()];
+    if (!PredOut)
+      continue;
+    In.join(*PredOut);
+    Reached = true;
+  }
+  return Reached;
+}
+
+/// One round over the blocks in reverse post-order. Outside the reporting
+/// round, each block's out-state is stored; returns whether one changed.
+bool AutogradFlowBuilder::runRound(
+    const Schedule &Plan, const State &Entry,
+    std::vector<std::optional<State>> &OutStates) {
+  bool Changed = false;
+  for (const CFGBlock *Block : *Plan.Order) {
+    State In;
+    if (!inStateOf(Plan, *Block, Entry, OutStates, In))
+      continue;
+    S = &In;
+    runBlock(Plan, *Block);
+    S = nullptr;
+    if (Reporting)
+      continue;
+    std::optional<State> &BlockOut = OutStates[Block->getBlockID()];
+    if (!BlockOut || !(*BlockOut == In)) {
+      BlockOut = std::move(In);
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
+void AutogradFlowBuilder::sortReports() {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::sort(Out.SecondPasses, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Failing),
+                                        beginLoc(*B.Failing));
+  });
+  llvm::sort(Out.InPlaceWrites, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Write), beginLoc(*B.Write));
+  });
+  llvm::sort(Out.BrokenGraphs, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(beginLoc(*A.Construction),
+                                        beginLoc(*B.Construction));
+  });
+}
+
+bool AutogradFlowBuilder::run() {
+  const Stmt *Body = Fn.getBody();
+  if (!Body || Fn.isInvalidDecl())
+    return false;
+  Schedule Plan;
+  if (!schedule(*Body, Plan))
+    return false;
+
+  State Entry;
+  initialState(Entry);
+  std::vector<std::optional<State>> OutStates(Plan.Graph->getNumBlockIDs());
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    DefsChanged = false;
+    bool Changed = runRound(Plan, Entry, OutStates);
+    if (!Changed && !DefsChanged)
+      break;
+  }
+
+  // One more round over the fixpoint, now reporting.
+  Reporting = true;
+  runRound(Plan, Entry, OutStates);
+  sortReports();
+  return true;
+}
+
+} // namespace clang::tidy::torch

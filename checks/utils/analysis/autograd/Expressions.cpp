@@ -1,0 +1,234 @@
+//===--- Expressions.cpp - AutogradFlow over expressions and variables ----===//
+//
+// What a value carries (tensor facts or host taint, by type), the transfer of
+// an expression that is neither a call nor an assignment (nodes that denote
+// the same tensor pass its facts on; any other node computes a new tensor),
+// and reads of variables: locals from the state, references through the
+// variable they are bound to, members and globals from outside.
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/analysis/autograd/Builder.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include <algorithm>
+
+namespace clang::tidy::torch {
+
+namespace autograd {
+
+/// Tensors, containers of tensors, the braced lists that build them, and a
+/// TorchScript module's output (c10::IValue, unwrapped by toTensor()).
+bool isTensorValued(QualType T) {
+  if (T.isNull())
+    return false;
+  if (isTensorType(T) || isTensorListType(T) || isIValueType(T))
+    return true;
+  // In a template as written: `auto out = model->forward(x);`, `T loss`.
+  if (T->isDependentType())
+    return true;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
+    return isTensorType(Array->getElementType());
+  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          T->getAsCXXRecordDecl()))
+    if (Spec->getQualifiedNameAsString() == "std::initializer_list" &&
+        Spec->getTemplateArgs().size() == 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return isTensorType(Spec->getTemplateArgs()[0].getAsType());
+  return false;
+}
+
+/// Keeps only what a value of type \p T can carry: tensor facts for tensors,
+/// host taint for everything else. Dependent types keep both.
+Value filterByType(Value V, QualType T) {
+  if (T.isNull() || T->isDependentType())
+    return V;
+  if (isTensorValued(T)) {
+    V.Taint = nullptr;
+  } else {
+    V.History = HistoryEvidence::None;
+    V.Backpropagated = false;
+    V.Graph.clear();
+    V.Same.clear();
+    V.SavedBy.clear();
+    V.Savers.clear();
+    V.FromValues = nullptr;
+    V.ValuesRead = nullptr;
+  }
+  return V;
+}
+
+/// The local variable an expression names, through implicit conversions and
+/// single-element braced lists (`{loss}`).
+const VarDecl *soleVariableOf(const Expr *E) {
+  for (int Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripArgumentConversions(E);
+    if (!E)
+      return nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+      continue;
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      if (Init->getNumInits() != 1)
+        return nullptr;
+      E = Init->getInit(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// The object of a member call: `t.f()`, and in a template `t.f(dependent)`
+/// or `dependent.f()`; null for other calls (operator() included).
+const Expr *memberCallObject(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  if (isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  return callObject(Call);
+}
+
+/// Lowers evidence of history to "possible": the value may carry history,
+/// but nothing local shows it.
+void capEvidence(Value &V) {
+  V.History = std::min(V.History, HistoryEvidence::Possible);
+  V.Backpropagated = false;
+  V.Savers.clear();
+}
+
+/// A new tensor: not the tensor of any definition, saved by nobody.
+void newTensor(Value &V) {
+  V.Same.clear();
+  V.SavedBy.clear();
+}
+
+} // namespace autograd
+
+using namespace autograd;
+
+namespace {
+
+/// Nodes that denote the same tensor as their operand: parentheses, implicit
+/// casts, temporaries, cleanups, copies and moves of a tensor.
+bool isTransparent(const Expr &E) {
+  if (isa<ParenExpr, ImplicitCastExpr, ExprWithCleanups,
+          MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+          CXXFunctionalCastExpr>(E))
+    return true;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+    return Construct->getNumArgs() == 1 &&
+           (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+            isTensorType(Construct->getArg(0)->getType()));
+  return false;
+}
+
+} // namespace
+
+const VarDecl *AutogradFlowBuilder::referent(const VarDecl *Var) const {
+  if (!isLocal(Var) || !Var->getType()->isReferenceType() || !Var->getInit())
+    return nullptr;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Var->getInit()->IgnoreParenImpCasts());
+  const auto *To = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return isLocal(To) && !To->getType()->isReferenceType() &&
+                 isTensorType(To->getType())
+             ? To
+             : nullptr;
+}
+
+Value AutogradFlowBuilder::outsideValue(QualType T) const {
+  Value V;
+  if (AsCallee && !T.isNull() && isTensorValued(T))
+    V.History = HistoryEvidence::Possible;
+  return V;
+}
+
+Value AutogradFlowBuilder::valueOfVariable(const VarDecl *Var) {
+  Value V;
+  if (!Var)
+    return V;
+  if (!isLocal(Var))
+    return outsideValue(Var->getType());
+  if (isTensorValued(Var->getType())) {
+    const TensorFacts *Facts = S->Tensors.find(Var);
+    if (!Facts)
+      return V;
+    V.Graph = Facts->Graph;
+    for (unsigned Id : Facts->Reaching) {
+      const Definition &D = Defs[Id];
+      V.History = std::max(V.History, D.History);
+      V.Backpropagated |= D.Backpropagated;
+      if (D.History != HistoryEvidence::None || D.Backpropagated)
+        V.Graph.insert(Id);
+      if (!V.FromValues) {
+        V.FromValues = D.FromValues;
+        V.ValuesRead = D.ValuesRead;
+      }
+    }
+    V.Freed = Facts->Freed;
+    V.Savers = Facts->Savers;
+    // The tensor itself: a reference denotes the variable it is bound to.
+    const TensorFacts *Own = Facts;
+    if (const VarDecl *To = referent(Var))
+      Own = S->Tensors.find(To);
+    if (Own)
+      for (unsigned Id : Own->Reaching) {
+        V.Same.insert(Id);
+        S->Saved.secondsOf(Id, V.SavedBy);
+      }
+    return V;
+  }
+  auto It = S->Taint.find(Var);
+  if (It != S->Taint.end())
+    V.Taint = It->second;
+  return V;
+}
+
+Value AutogradFlowBuilder::visitChildren(const Stmt &St) {
+  Value V;
+  for (const Stmt *Child : St.children())
+    V.join(visit(Child));
+  return V;
+}
+
+Value AutogradFlowBuilder::visit(const Stmt *St) {
+  const auto *E = dyn_cast_or_null<Expr>(St);
+  if (!E || isa<LambdaExpr>(E) || isa<BlockExpr>(E))
+    return {};
+  Value V = visitExpr(*E);
+  if (Reporting && (V.History != HistoryEvidence::None || V.Backpropagated))
+    Out.ExprEvidence[E] = {V.History, V.Backpropagated};
+  return V;
+}
+
+Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
+  const Expr *E = &Node;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return valueOfVariable(dyn_cast<VarDecl>(Ref->getDecl()));
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAssignmentOp())
+      return assign(*Binary->getLHS(), *Binary->getRHS(), *Binary,
+                    Binary->isCompoundAssignmentOp());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return filterByType(visitCall(*Call), Call->getType());
+  Value V = visitChildren(*E);
+  // Only nodes that denote the same tensor pass the evidence on as it is.
+  if (!isTransparent(*E)) {
+    capEvidence(V);
+    newTensor(V);
+  }
+  if (isa<MemberExpr>(E))
+    V.join(outsideValue(E->getType()));
+  return filterByType(V, E->getType());
+}
+
+} // namespace clang::tidy::torch

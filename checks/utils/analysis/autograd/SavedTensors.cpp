@@ -1,0 +1,142 @@
+//===--- SavedTensors.cpp - AutogradFlow's saved tensors ------------------===//
+//
+// What an operation saves for its backward (the operation table's
+// SavesOutput, SavesInput and SavesOperands, when its operands require
+// grad), which tensor a value is (the same tensor through in-place calls,
+// views by indexing and detach()), the in-place writes into a saved tensor,
+// and their report when a backward pass (or the return from a module's
+// forward()) needs what was saved.
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/analysis/autograd/Builder.h"
+#include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/OpTable.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include <cstdint>
+
+namespace clang::tidy::torch {
+
+using namespace autograd;
+
+namespace {
+
+/// Evidence that a tensor requires grad where an operation uses it.
+bool requiresGrad(const Value &V) {
+  return V.History == HistoryEvidence::Evident || V.Backpropagated;
+}
+
+} // namespace
+
+unsigned AutogradFlowBuilder::saverId(const CallExpr &Call, bool Output) {
+  auto [It, Inserted] = SaverIds.try_emplace({&Call, Output}, Savers.size());
+  if (Inserted)
+    Savers.push_back({&Call, Output});
+  return It->second;
+}
+
+void AutogradFlowBuilder::recordWrite(const Expr &Write, const Value &Target) {
+  if (Target.SavedBy.empty())
+    return;
+  auto [It, Inserted] = WriteIds.try_emplace(&Write, Writes.size());
+  if (Inserted)
+    Writes.push_back(&Write);
+  for (unsigned Saver : Target.SavedBy)
+    S->Pending.insert(It->second, Saver);
+}
+
+void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
+  if (!Reporting)
+    return;
+  for (const auto &[WriteId, SaverId] : S->Pending) {
+    if (!Needed.count(SaverId) ||
+        !ReportedWrites.insert(Writes[WriteId]).second)
+      continue;
+    AutogradFlow::InPlaceOnSaved R;
+    R.Write = Writes[WriteId];
+    R.Saver = Savers[SaverId].first;
+    R.SavedOutput = Savers[SaverId].second;
+    R.Use = &Use;
+    Out.InPlaceWrites.push_back(R);
+  }
+}
+
+void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
+                                          const CallOperands &Ops,
+                                          Value &Result) {
+  const Expr *Object = Ops.Object;
+  const Value &ObjectValue = Ops.ObjectValue;
+  const llvm::SmallVector<Value, 4> &Args = Ops.Args;
+  if (const Expr *Target = inPlaceWriteTarget(Call)) {
+    // The object, an argument (torch::relu_(y)), or the base of a member
+    // call still unresolved in a template (not visited yet).
+    Value TargetValue;
+    if (Target == Object)
+      TargetValue = ObjectValue;
+    else if (auto It = llvm::find(Call.arguments(), Target);
+             It != Call.arg_end())
+      TargetValue = Args[It - Call.arg_begin()];
+    else
+      TargetValue = visit(Target);
+    recordWrite(Call, TargetValue);
+    Result.Same = TargetValue.Same;
+    Result.SavedBy = TargetValue.SavedBy;
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+             Op && Op->getOperator() == OO_Subscript && !Args.empty() &&
+             isTensorType(Op->getArg(0)->getType())) {
+    Result.Same = Args[0].Same;
+    Result.SavedBy = Args[0].SavedBy;
+  }
+}
+
+void AutogradFlowBuilder::recordSaving(const CallExpr &Call,
+                                       const Value &ObjectValue,
+                                       llvm::ArrayRef<Value> Args,
+                                       Value &Result) {
+  const std::uint64_t Roles = savingRolesOf(Call);
+  // The tensor operands (a scalar operand saves nothing and needs nothing).
+  llvm::SmallVector<const Value *, 3> Operands;
+  if (isa<CXXMemberCallExpr>(&Call))
+    Operands.push_back(&ObjectValue);
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Args.size(); ++I) {
+    QualType T = Call.getArg(I)->getType();
+    if (isTensorType(T) || T->isDependentType())
+      Operands.push_back(&Args[I]);
+  }
+  unsigned NeedGrad =
+      llvm::count_if(Operands, [](const Value *V) { return requiresGrad(*V); });
+  bool Saves = false;
+  auto Save = [&](const Value &Operand) {
+    unsigned Id = saverId(Call, /*Output=*/false);
+    for (unsigned Def : Operand.Same)
+      S->Saved.insert(Def, Id);
+    Saves = true;
+  };
+  for (const Value *Operand : Operands) {
+    const unsigned Others = NeedGrad - (requiresGrad(*Operand) ? 1 : 0);
+    if (((Roles & op::SavesInput) && requiresGrad(*Operand)) ||
+        ((Roles & op::SavesOperands) && Others > 0))
+      Save(*Operand);
+  }
+  if (Saves)
+    Result.Savers.insert(saverId(Call, /*Output=*/false));
+  if ((Roles & op::SavesOutput) && NeedGrad > 0) {
+    unsigned Id = saverId(Call, /*Output=*/true);
+    Result.Same.clear();
+    Result.SavedBy = DefSet{Id};
+    Result.Savers.insert(Id);
+    Saves = true;
+  }
+  if (!Saves)
+    return;
+  // Executed again (in a loop): writes into what its previous execution
+  // saved no longer concern the graph it builds now.
+  DefSet Again;
+  for (bool Output : {false, true})
+    if (auto It = SaverIds.find({&Call, Output}); It != SaverIds.end())
+      Again.insert(It->second);
+  S->Pending.eraseSeconds(Again);
+}
+
+} // namespace clang::tidy::torch

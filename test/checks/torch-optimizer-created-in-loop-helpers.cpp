@@ -1,0 +1,98 @@
+// RUN: %check_torch_tidy %s torch-optimizer-created-in-loop %t -- -- -isystem %mock_torch
+
+// An optimizer built by a function (a per-epoch helper, a member function)
+// that the training loop calls with the same model every iteration.
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &x) { return x; }
+};
+TORCH_MODULE(Net);
+
+using Batches = std::vector<std::pair<torch::Tensor, torch::Tensor>>;
+
+void train_epoch(Net &model, const Batches &data, double lr) {
+  torch::optim::Adam opt(model->parameters(), lr);
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+  for (const auto &b : data) {
+    opt.zero_grad();
+    model->forward(b.first).sum().backward();
+    opt.step();
+  }
+}
+
+void train_epoch_with(Net &model, torch::optim::Optimizer &opt,
+                      const Batches &data) {
+  for (const auto &b : data) {
+    opt.zero_grad();
+    model->forward(b.first).sum().backward();
+    opt.step();
+  }
+}
+
+void fit(Net &model, const Batches &data, int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch)
+    train_epoch(model, data, 1e-3);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: note: called inside the training loop here
+  // CHECK-MESSAGES: :[[@LINE-4]]:15: note: its parameters come from 'model', which outlives the loop
+}
+
+// Not flagged: the optimizer made once and passed in; a fresh model each
+// iteration; the helper called once.
+void fit_once(Net &model, const Batches &data, int epochs) {
+  torch::optim::Adam opt(model->parameters());
+  for (int epoch = 0; epoch < epochs; ++epoch)
+    train_epoch_with(model, opt, data);
+}
+
+void search(const Batches &data, const std::vector<double> &lrs) {
+  for (double lr : lrs) {
+    Net fresh;
+    for (int epoch = 0; epoch < 3; ++epoch)
+      train_epoch_with(fresh, *std::make_unique<torch::optim::SGD>(
+                                  fresh->parameters(), 0.1), data);
+  }
+  for (double lr : lrs) {
+    Net fresh;
+    train_epoch(fresh, data, lr);
+  }
+}
+
+void train_once(Net &model, const Batches &data) { train_epoch(model, data, 1e-3); }
+
+struct Trainer {
+  Net model_;
+  std::unique_ptr<torch::optim::Adam> kept_;
+  Batches data_;
+
+  void epoch_member() {
+    torch::optim::Adam opt(model_->parameters());
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed in a function called inside the training loop
+    for (const auto &b : data_) {
+      opt.zero_grad();
+      model_->forward(b.first).sum().backward();
+      opt.step();
+    }
+  }
+  void epoch_kept() {
+    if (!kept_)
+      kept_ = std::make_unique<torch::optim::Adam>(model_->parameters());
+    for (const auto &b : data_) {
+      kept_->zero_grad();
+      model_->forward(b.first).sum().backward();
+      kept_->step();
+    }
+  }
+  void run(int epochs) {
+    for (int e = 0; e < epochs; ++e) {
+      epoch_member();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: note: called inside the training loop here
+      // CHECK-MESSAGES: :[[@LINE-26]]:7: note: its parameters come from 'model_', which outlives the loop
+      epoch_kept();
+    }
+  }
+};
