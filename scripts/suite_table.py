@@ -14,7 +14,9 @@ import re
 import sys
 import time
 
-RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*(.*?)\s+([0-9.]+) sec\s*$")
+# "  7/227 Test  #7: lit.tools-runner .......   Passed  136.07 sec"; a parameterised
+# GoogleTest name may go on after a space ("... # GetParam() = x ....***Skipped").
+RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#\d+: (\S+)(.*?)\s+([0-9.]+) sec\s*$")
 SUMMARY = re.compile(r"^\d+% tests passed")
 
 
@@ -55,8 +57,9 @@ def main():
         match = RESULT.match(line)
         if not match:
             continue
-        name, status, seconds = match.groups()
-        status = status.strip("* ").split()[0] if status.strip("* ") else "?"
+        name, rest, seconds = match.groups()
+        words = rest.replace("*", " ").split()
+        status = " ".join(words[-2:]) if words[-2:] == ["Not", "Run"] else (words[-1] if words else "?")
         key = next((g + "*" for g in groups if name.startswith(g)), name)
         if key not in rows:
             rows[key] = [0, 0.0, {}]
