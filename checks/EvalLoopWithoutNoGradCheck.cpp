@@ -7,6 +7,7 @@
 #include "EvalLoopWithoutNoGradCheck.h"
 #include "utils/analysis/AutogradFlow.h"
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -162,8 +163,11 @@ bool EvalLoopWithoutNoGradCheck::callersRuleOut(const FunctionDecl &Fn,
                                                 bool NamedOnly,
                                                 ASTContext &Ctx) {
   llvm::ArrayRef<CallSite> Sites = callSitesOf(Fn, Ctx);
+  // Its calls in other files, from the project's summaries.
+  const ExternalCalls *Remote = externalCallsOf(Fn);
   // Every call of the function runs under a guard: its loop records nothing.
-  if (!Sites.empty() && llvm::all_of(Sites, [&](const CallSite &Site) {
+  if ((!Sites.empty() || Remote) && (!Remote || Remote->Unguarded == 0) &&
+      llvm::all_of(Sites, [&](const CallSite &Site) {
         return GradMode.isOffAt(*Site.Call, *Site.Caller);
       }))
     return true;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MissingZeroGradCheck.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -172,6 +173,11 @@ bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth) {
     for (const FunctionDecl *F : Callees) {
       if (!isInUserCode(F->getLocation(), SM))
         continue;
+      // Defined in another file that summarised it: its summary says.
+      if (const ExternalSummary *Other = externalSummaryOf(*F)) {
+        Found |= Other->ClearsGradients;
+        continue;
+      }
       if (mayClearOutOfSight(*Call, *F, SM) ||
           (Depth < MaxHelperDepth && functionClearsGradients(*F, Depth + 1)))
         Found = true;

@@ -2,6 +2,7 @@
 
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -14,7 +15,8 @@ StatementMatcher TensorFromValuesBreaksGraphCheck::functionFilter() const {
   // the rebuilt tensor: FunctionSummary).
   return callExpr(anyOf(isTensorFromValues(),
                         callee(functionDecl(hasBody(
-                            hasDescendant(callExpr(isTensorFromValues())))))));
+                            hasDescendant(callExpr(isTensorFromValues()))))),
+                        callee(functionDecl(hasExternalSummary()))));
 }
 
 void TensorFromValuesBreaksGraphCheck::checkFunction(
@@ -25,11 +27,22 @@ void TensorFromValuesBreaksGraphCheck::checkFunction(
     if (!isInUserCode(SM.getSpellingLoc(beginLoc(*B.Construction)), SM))
       continue;
     const FunctionDecl *Factory = B.Construction->getDirectCallee();
-    diag(beginLoc(*B.Construction),
-         "%0 builds a tensor without autograd history from values read out "
-         "of a tensor that has it, so no gradient flows back through it; "
-         "build it from the tensors with torch::stack or torch::cat")
-        << (Factory ? Factory->getQualifiedNameAsString() : "torch::tensor");
+    if (!isTensorFromValuesCall(*B.Construction) && Factory) {
+      // A helper of another translation unit that rebuilds its result
+      // (its summary says so; the construction is out of sight).
+      diag(beginLoc(*B.Construction),
+           "%0 (defined in another file) returns a tensor rebuilt from "
+           "values read out of a tensor with autograd history, so no "
+           "gradient flows back through it; build it from the tensors with "
+           "torch::stack or torch::cat")
+          << Factory->getQualifiedNameAsString();
+    } else {
+      diag(beginLoc(*B.Construction),
+           "%0 builds a tensor without autograd history from values read "
+           "out of a tensor that has it, so no gradient flows back through "
+           "it; build it from the tensors with torch::stack or torch::cat")
+          << (Factory ? Factory->getQualifiedNameAsString() : "torch::tensor");
+    }
     if (B.ValueRead)
       diag(B.ValueRead->getExprLoc(),
            "values read out of a tensor with autograd history here",

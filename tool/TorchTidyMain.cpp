@@ -17,11 +17,15 @@
 //   be written are reported as one line with exit status 2, before any
 //   analysis.
 //
+// - `--summaries=FILE` and `--export-summaries=FILE` (docs/summaries.md) are
+//   torch-tidy's own: taken off the command line and given to the module.
+//
 // `--version` adds torch-tidy's own version to LLVM's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ResourceDir.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -43,6 +47,15 @@
 
 using namespace clang::tidy;
 
+// Listed after clang-tidy's own options in --help.
+static llvm::cl::extrahelp TorchTidyOptionsHelp(R"(
+torch-tidy's own options (docs/summaries.md):
+  --summaries=<file>         read the summaries of the project's other files
+                             (written by run-torch-tidy or --export-summaries)
+                             for the functions a file only declares
+  --export-summaries=<file>  write the summaries of the analysed files
+)");
+
 namespace {
 
 /// The checks torch-tidy runs when no configuration names any.
@@ -51,6 +64,50 @@ constexpr const char *TorchDefaultChecks = "-*,clang-diagnostic-*,torch-*";
 constexpr const char *ClangTidyDefaultChecks =
     "clang-diagnostic-*,clang-analyzer-*";
 constexpr int ExitBadInput = 2;
+
+/// torch-tidy's own options, which clang-tidy's driver does not know: taken
+/// off the arguments (both `--name=VALUE` and `--name VALUE`).
+struct OwnOptions {
+  std::optional<std::string> Summaries, ExportSummaries;
+};
+
+std::optional<std::string> takeOwnOptions(std::vector<const char *> &Args,
+                                          OwnOptions &Own) {
+  std::vector<const char *> Kept;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef Arg(Args[I]);
+    if (I > 0 && Arg == "--") {
+      Kept.insert(Kept.end(), Args.begin() + I, Args.end());
+      break;
+    }
+    std::optional<std::string> *Target = nullptr;
+    llvm::StringRef Name = Arg.ltrim('-'), Value;
+    bool HasValue = false;
+    if (auto Eq = Name.find('='); Eq != llvm::StringRef::npos) {
+      Value = Name.substr(Eq + 1);
+      Name = Name.substr(0, Eq);
+      HasValue = true;
+    }
+    if (I > 0 && Arg.starts_with("-") && Name == "summaries")
+      Target = &Own.Summaries;
+    else if (I > 0 && Arg.starts_with("-") && Name == "export-summaries")
+      Target = &Own.ExportSummaries;
+    if (!Target) {
+      Kept.push_back(Args[I]);
+      continue;
+    }
+    if (!HasValue) {
+      if (I + 1 >= Args.size() || llvm::StringRef(Args[I + 1]) == "--")
+        return "--" + Name.str() + " needs a file name";
+      Value = Args[++I];
+    }
+    if (Value.empty())
+      return "--" + Name.str() + " needs a file name";
+    *Target = Value.str();
+  }
+  Args = std::move(Kept);
+  return std::nullopt;
+}
 
 /// What torch-tidy needs to know of a clang-tidy command line.
 struct CommandLine {
@@ -285,6 +342,30 @@ int main(int argc, const char **argv) {
     return ExitBadInput;
   }
   std::vector<const char *> Args(Expanded.begin(), Expanded.end());
+  OwnOptions Own;
+  if (std::optional<std::string> Why = takeOwnOptions(Args, Own)) {
+    llvm::errs() << "torch-tidy: error: " << *Why << "\n";
+    return ExitBadInput;
+  }
+  if (Own.Summaries && !llvm::sys::fs::is_regular_file(*Own.Summaries)) {
+    llvm::errs() << "torch-tidy: error: --summaries: no such file: '"
+                 << *Own.Summaries << "'\n";
+    return ExitBadInput;
+  }
+  if (Own.ExportSummaries) {
+    std::string Dir =
+        llvm::sys::path::parent_path(absolute(*Own.ExportSummaries)).str();
+    if (llvm::sys::fs::is_directory(*Own.ExportSummaries) ||
+        !llvm::sys::fs::is_directory(Dir)) {
+      llvm::errs() << "torch-tidy: error: --export-summaries: cannot write '"
+                   << *Own.ExportSummaries << "'\n";
+      return ExitBadInput;
+    }
+  }
+  if (Own.Summaries || Own.ExportSummaries)
+    clang::tidy::torch::setSummaryFiles(
+        Own.Summaries ? absolute(*Own.Summaries) : "",
+        Own.ExportSummaries ? absolute(*Own.ExportSummaries) : "");
   CommandLine CL = parseCommandLine(Args);
   if (!CL.InfoOnly)
     if (std::optional<std::string> Why = badArgument(CL)) {

@@ -8,10 +8,15 @@
 //
 // Its quick fixes for torch-* diagnostics get short titles (FixTitles.h).
 //
+// Summaries of the project's other files (docs/summaries.md) are read from
+// `torch-tidy-summaries.json` next to the compilation database, which
+// run-torch-tidy writes, unless the configuration names a file.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FixTitles.h"
 #include "ResourceDir.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
 #include <vector>
@@ -48,6 +53,7 @@ int main(int argc, char **argv) {
     }
   }
   Args.push_back(nullptr);
+  clang::tidy::torch::setDiscoverSummaries(true);
   torch_tidy::LspOutputFilter Titles;
   return clang::clangd::clangdMain(static_cast<int>(Args.size()) - 1,
                                    Args.data());

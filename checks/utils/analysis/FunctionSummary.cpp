@@ -1,6 +1,7 @@
 //===--- FunctionSummary.cpp - what a function of the TU does, for callers ===//
 
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
@@ -32,6 +33,8 @@ struct TranslationUnitState {
   unsigned Depth = 0;
   const ASTContext *IndexedContext = nullptr;
   llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>> Calls;
+  /// Summaries of functions of other translation units, as FunctionSummary.
+  llvm::DenseMap<Key, std::unique_ptr<FunctionSummary>> External;
 };
 
 TranslationUnitState &state() {
@@ -249,9 +252,11 @@ void FunctionSummary::forgetTranslationUnit() {
   State.Depth = 0;
   State.IndexedContext = nullptr;
   State.Calls.clear();
+  State.External.clear();
 }
 
-llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx) {
+namespace {
+TranslationUnitState &indexedState(ASTContext &Ctx) {
   TranslationUnitState &State = state();
   if (State.IndexedContext != &Ctx) {
     State.Calls.clear();
@@ -259,6 +264,42 @@ llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx) {
     CallIndexer(Ctx.getSourceManager(), State)
         .TraverseDecl(Ctx.getTranslationUnitDecl());
   }
+  return State;
+}
+} // namespace
+
+void forEachCallSite(
+    ASTContext &Ctx,
+    llvm::function_ref<void(const FunctionDecl &Callee, const CallSite &)> Fn) {
+  for (const auto &[Callee, Sites] : indexedState(Ctx).Calls)
+    for (const CallSite &Site : Sites)
+      Fn(*Callee, Site);
+}
+
+const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx) {
+  if (const FunctionDecl *Callee = userCallee(Call, Ctx))
+    return FunctionSummary::of(*Callee, Ctx);
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const ExternalSummary *Other = Callee ? externalSummaryOf(*Callee) : nullptr;
+  if (!Other)
+    return nullptr;
+  TranslationUnitState &State = state();
+  auto [It, Inserted] =
+      State.External.try_emplace(Key(&Ctx, Callee->getCanonicalDecl()));
+  if (Inserted) {
+    It->second = std::make_unique<FunctionSummary>();
+    FunctionSummary &S = *It->second;
+    S.Trains = Other->Trains;
+    S.ResultHistory = Other->ResultHistory;
+    S.ResultFromValuesElsewhere = Other->ResultFromValues;
+    S.ClearsGradients = Other->ClearsGradients;
+    S.External = true;
+  }
+  return It->second.get();
+}
+
+llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx) {
+  TranslationUnitState &State = indexedState(Ctx);
   auto It = State.Calls.find(F.getCanonicalDecl());
   if (It == State.Calls.end())
     return {};
@@ -268,9 +309,7 @@ llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx) {
 bool trainsAt(const CallExpr &Call, ASTContext &Ctx) {
   if (isTrainingCall(Call))
     return true;
-  const FunctionDecl *Callee = userCallee(Call, Ctx);
-  const FunctionSummary *Summary =
-      Callee ? FunctionSummary::of(*Callee, Ctx) : nullptr;
+  const FunctionSummary *Summary = summaryAt(Call, Ctx);
   return Summary && Summary->Trains;
 }
 

@@ -30,6 +30,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace clang::tidy::torch {
 
@@ -61,6 +62,14 @@ struct FunctionSummary {
   /// out of its arguments or members: the construction and the read.
   const CallExpr *ResultFromValues = nullptr;
   const Expr *ResultValuesRead = nullptr;
+  /// The same, for a function of another translation unit: its summary
+  /// (ProjectSummaries) says so, and the rebuilding is out of sight.
+  bool ResultFromValuesElsewhere = false;
+  /// Clears gradients, for a function of another translation unit (read by
+  /// torch-missing-zero-grad; same-file helpers are followed there).
+  bool ClearsGradients = false;
+  /// The summary comes from another translation unit.
+  bool External = false;
 
   /// The summary of \p F (its definition is used); null when \p F has no
   /// definition in the user's code or its summary is being computed.
@@ -69,6 +78,11 @@ struct FunctionSummary {
   /// AutogradFlow::forgetTranslationUnit().
   static void forgetTranslationUnit();
 };
+
+/// The summary of the function \p Call invokes: its own (FunctionSummary::of)
+/// when its body is in the user's code of this translation unit, else the
+/// one another translation unit wrote (ProjectSummaries); null otherwise.
+const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx);
 
 /// A call of a function, and the function whose body holds it (for a call
 /// in a lambda, the function around the lambda).
@@ -80,6 +94,12 @@ struct CallSite {
 /// Every call of \p F (through any of its declarations) in the bodies of
 /// the user's functions in this translation unit, templates as written.
 llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl &F, ASTContext &Ctx);
+
+/// Every call site of the user's code, with the function it calls (its
+/// canonical declaration), in no particular order.
+void forEachCallSite(
+    ASTContext &Ctx,
+    llvm::function_ref<void(const FunctionDecl &Callee, const CallSite &)> Fn);
 
 /// A training call (isTrainingCall), or a call of a user function that
 /// trains (FunctionSummary::Trains).

@@ -6,6 +6,7 @@
 #if TORCH_TIDY_LLVM_MAJOR < 22
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #endif
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/StaticAnalyzer/Core/AnalyzerOptions.h"
@@ -68,6 +69,9 @@ bool UserCodeMatchFinder::handles(const MatchFinder::MatchResult &Result) {
     return false;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
+  // The summaries of other files this one reads, and its own to write (the
+  // first check to get here does it, once per translation unit).
+  startTranslationUnitSummaries(Ctx, TidyContext);
 
   // The top-level declarations in the traversal scope (clangd sets one: the
   // main file's declarations) that the user wrote.

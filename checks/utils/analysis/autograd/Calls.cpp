@@ -158,9 +158,9 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
 
 std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
                                                         const Value &Operands) {
-  const FunctionDecl *Callee = userCallee(Call, Ctx);
-  const FunctionSummary *Summary =
-      Callee ? FunctionSummary::of(*Callee, Ctx) : nullptr;
+  // The callee's summary: its own, or the one another translation unit
+  // wrote for it (ProjectSummaries).
+  const FunctionSummary *Summary = summaryAt(Call, Ctx);
   if (!Summary)
     return std::nullopt;
   // What the callee returns, from its summary: history it creates itself
@@ -184,6 +184,14 @@ std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
       (Operands.History != HistoryEvidence::None || Operands.Backpropagated)) {
     V.FromValues = Summary->ResultFromValues;
     V.ValuesRead = Summary->ResultValuesRead;
+  } else if (Summary->ResultFromValuesElsewhere &&
+             V.History == HistoryEvidence::None &&
+             (Operands.History != HistoryEvidence::None ||
+              Operands.Backpropagated)) {
+    // Rebuilt in another file: the call is the construction, and what it
+    // was handed the values read.
+    V.FromValues = &Call;
+    V.ValuesRead = Call.getNumArgs() ? Call.getArg(0) : &Call;
   }
   return V;
 }
