@@ -20,8 +20,10 @@ args = sys.argv[1:]
 if "--version" in args:
     print("LLVM (http://llvm.org/):\n  LLVM version 19.1.7")
     sys.exit(0)
-if "--help" in args:
-    print("  --summaries=<file>\n  --export-summaries=<file>")
+if "--help" in args:  # FAKE_TIDY_NO_SUMMARIES: a torch-tidy older than summaries
+    print("USAGE: fake-tidy [options] <source0> [... <sourceN>]")
+    if not os.environ.get("FAKE_TIDY_NO_SUMMARIES"):
+        print("  --summaries=<file>\n  --export-summaries=<file>")
     sys.exit(0)
 if "--list-checks" in args:
     print("Enabled checks:\n    torch-fake")
