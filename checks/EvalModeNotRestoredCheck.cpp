@@ -6,6 +6,7 @@
 
 #include "EvalModeNotRestoredCheck.h"
 #include "utils/analysis/PathGuard.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -115,6 +116,22 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
           Events.push_back({E.What, Model, E.Site});
       }
       Trains |= CalleeTrains;
+    } else if (const ExternalSummary *Other =
+                   Call->getDirectCallee()
+                       ? externalSummaryOf(*Call->getDirectCallee())
+                       : nullptr) {
+      // A helper of another file: its summary (ProjectSummaries), with the
+      // call itself as the site of what it does.
+      const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+      for (const ModeEffect &E : Other->Modes)
+        if (E.Param + First < Call->getNumArgs())
+          if (const ValueDecl *Model =
+                  moduleObjectEntity(Call->getArg(E.Param + First)))
+            Events.push_back({E.What == ModeEffect::Eval    ? ModeEvent::Eval
+                              : E.What == ModeEffect::Train ? ModeEvent::Train
+                                                            : ModeEvent::Forward,
+                              Model, Call});
+      Trains |= Other->Trains;
     }
     if (Trains)
       F.Training.push_back(Call);
@@ -314,6 +331,13 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         diag(beginLoc(*Call), "evaluation mode set by this call inside the "
                               "training loop",
              DiagnosticIDs::Note);
+      else if (!isModuleEvalCall(*Call, *Result.Context) &&
+               Call->getDirectCallee())
+        diag(beginLoc(*Call),
+             "%0 (defined in another file) leaves the module in evaluation "
+             "mode",
+             DiagnosticIDs::Note)
+            << Call->getDirectCallee();
       diag(beginLoc(*TrainedAt),
            "trained here without train() on some path since", DiagnosticIDs::Note);
     }

@@ -117,6 +117,28 @@ std::optional<HistoryEvidence> historyFromName(llvm::StringRef Name) {
   return std::nullopt;
 }
 
+const char *modeName(ModeEffect::Kind K) {
+  switch (K) {
+  case ModeEffect::Eval:
+    return "eval";
+  case ModeEffect::Train:
+    return "train";
+  case ModeEffect::Forward:
+    break;
+  }
+  return "forward";
+}
+
+std::optional<ModeEffect::Kind> modeFromName(llvm::StringRef Name) {
+  if (Name == "eval")
+    return ModeEffect::Eval;
+  if (Name == "train")
+    return ModeEffect::Train;
+  if (Name == "forward")
+    return ModeEffect::Forward;
+  return std::nullopt;
+}
+
 void warnOnce(Registry &R, const std::string &Path, const std::string &Why) {
   if (R.Warned.insert(Path + "\n" + Why).second)
     llvm::errs() << "torch-tidy: warning: summaries '" << Path << "': " << Why
@@ -161,6 +183,18 @@ parseTable(llvm::StringRef Text) {
       S.ClearsGradients = O->getBoolean("clears_gradients").value_or(false);
       S.ResultHistory = *History;
       S.ResultFromValues = O->getBoolean("result_from_values").value_or(false);
+      if (const llvm::json::Array *Modes = O->getArray("modes"))
+        for (const llvm::json::Value &M : *Modes) {
+          const llvm::json::Object *MO = M.getAsObject();
+          std::optional<int64_t> Param =
+              MO ? MO->getInteger("param") : std::nullopt;
+          std::optional<ModeEffect::Kind> What =
+              MO ? modeFromName(MO->getString("mode").value_or(""))
+                 : std::nullopt;
+          if (!Param || *Param < 0 || !What)
+            return Fail("a mode entry without \"param\" or a known \"mode\"");
+          S.Modes.push_back({*What, static_cast<unsigned>(*Param)});
+        }
       // The merge keeps the first definition: so does a reader of an
       // unmerged file.
       Table->Functions.try_emplace(*Usr, std::move(S));
@@ -302,6 +336,65 @@ bool clearsGradients(const Stmt &S, ASTContext &Ctx, unsigned Depth,
   return Found;
 }
 
+/// What \p F does to the modules its parameters hold, as
+/// torch-eval-mode-not-restored summarises a helper: per module parameter,
+/// the first event when it is train() (or a forward, when \p F trains), and
+/// the last mode change. \p F's own calls, in the order they run (lambda
+/// bodies excluded).
+llvm::SmallVector<ModeEffect, 2> modeEffectsOf(const FunctionDecl &F,
+                                               bool Trains, ASTContext &Ctx) {
+  struct Event {
+    ModeEffect::Kind What;
+    unsigned Param;
+  };
+  llvm::SmallVector<Event, 8> Events;
+  auto Visit = [&](auto &&Self, const Stmt *S) -> void {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    for (const Stmt *Child : S->children())
+      Self(Self, Child);
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
+      return;
+    std::optional<ModeEffect::Kind> What;
+    if (isModuleEvalCall(*Call, Ctx))
+      What = ModeEffect::Eval;
+    else if (isModuleTrainCall(*Call, Ctx))
+      What = ModeEffect::Train;
+    else if (isModuleForwardCall(*Call) && !isLossCall(*Call))
+      What = ModeEffect::Forward;
+    if (!What)
+      return;
+    if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(
+            moduleObjectEntity(callObject(*Call))))
+      Events.push_back({*What, Param->getFunctionScopeIndex()});
+  };
+  Visit(Visit, F.getBody());
+  llvm::SmallVector<ModeEffect, 2> Effects;
+  llvm::SmallVector<unsigned, 2> Params;
+  for (const Event &E : Events)
+    if (!llvm::is_contained(Params, E.Param))
+      Params.push_back(E.Param);
+  llvm::sort(Params);
+  for (unsigned Param : Params) {
+    const Event *First = nullptr, *LastMode = nullptr;
+    for (const Event &E : Events)
+      if (E.Param == Param) {
+        if (!First)
+          First = &E;
+        if (E.What != ModeEffect::Forward)
+          LastMode = &E;
+      }
+    const bool Entry = First->What == ModeEffect::Train ||
+                       (First->What == ModeEffect::Forward && Trains);
+    if (Entry)
+      Effects.push_back({First->What, Param});
+    if (LastMode && !(Entry && LastMode == First))
+      Effects.push_back({LastMode->What, Param});
+  }
+  return Effects;
+}
+
 /// The functions of the main file that other files may call.
 class ExportedFunctions : public RecursiveASTVisitor<ExportedFunctions> {
 public:
@@ -334,7 +427,15 @@ llvm::json::Value toJSON(const FunctionEntry &E) {
                             {"trains", S.Trains},
                             {"clears_gradients", S.ClearsGradients},
                             {"result", historyName(S.ResultHistory)},
-                            {"result_from_values", S.ResultFromValues}};
+                            {"result_from_values", S.ResultFromValues},
+                            {"modes", [&] {
+                               llvm::json::Array Modes;
+                               for (const ModeEffect &M : S.Modes)
+                                 Modes.push_back(llvm::json::Object{
+                                     {"param", M.Param},
+                                     {"mode", modeName(M.What)}});
+                               return Modes;
+                             }()}};
 }
 
 llvm::json::Value toJSON(const CallEntry &C) {
@@ -352,7 +453,19 @@ void writeObject(llvm::raw_ostream &OS, const llvm::json::Value &V,
   OS << "{";
   bool First = true;
   for (const char *K : Keys) {
-    OS << (First ? "" : ", ") << llvm::json::Value(K) << ": " << *O.get(K);
+    const llvm::json::Value &V = *O.get(K);
+    OS << (First ? "" : ", ") << llvm::json::Value(K) << ": ";
+    if (const llvm::json::Array *A = V.getAsArray()) {
+      // The modes: {"param": N, "mode": "..."} each, in order.
+      OS << "[";
+      for (size_t I = 0; I < A->size(); ++I) {
+        OS << (I ? ", " : "");
+        writeObject(OS, (*A)[I], {"param", "mode"});
+      }
+      OS << "]";
+    } else {
+      OS << V;
+    }
     First = false;
   }
   OS << "}";
@@ -397,7 +510,7 @@ void writeExport(Registry &R, const std::string &Path) {
     OS << (I ? ",\n    " : "\n    ");
     writeObject(OS, toJSON(Functions[I]),
                 {"usr", "name", "file", "line", "trains", "clears_gradients",
-                 "result", "result_from_values"});
+                 "result", "result_from_values", "modes"});
   }
   OS << (Functions.empty() ? "],\n" : "\n  ],\n") << "  \"calls\": [";
   for (size_t I = 0; I < Calls.size(); ++I) {
@@ -453,6 +566,7 @@ void exportUnit(ASTContext &Ctx, const std::string &MainFile,
           Own->ResultFromValues != nullptr || Own->ResultFromValuesElsewhere;
     }
     S.ClearsGradients = clearsGradients(*F->getBody(), Ctx, 0, ClearsMemo);
+    S.Modes = modeEffectsOf(*F, S.Trains, Ctx);
     Functions.push_back(std::move(E));
   }
 

@@ -31,6 +31,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
@@ -39,6 +40,15 @@ class ClangTidyContext;
 } // namespace clang::tidy
 
 namespace clang::tidy::torch {
+
+/// What a function does to a module it is handed, as its callers see it
+/// (torch-eval-mode-not-restored): the first thing it does to the module
+/// when that is train(), or a forward in a function that trains; and the
+/// mode it leaves the module in.
+struct ModeEffect {
+  enum Kind { Eval, Train, Forward } What;
+  unsigned Param; ///< Index of the parameter that holds the module.
+};
 
 /// What another translation unit wrote about one of its functions.
 struct ExternalSummary {
@@ -49,6 +59,7 @@ struct ExternalSummary {
   bool ClearsGradients = false;
   HistoryEvidence ResultHistory = HistoryEvidence::Possible;
   bool ResultFromValues = false;
+  llvm::SmallVector<ModeEffect, 2> Modes;
 };
 
 /// The calls of one function in other translation units.

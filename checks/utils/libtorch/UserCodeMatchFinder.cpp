@@ -69,9 +69,6 @@ bool UserCodeMatchFinder::handles(const MatchFinder::MatchResult &Result) {
     return false;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
-  // The summaries of other files this one reads, and its own to write (the
-  // first check to get here does it, once per translation unit).
-  startTranslationUnitSummaries(Ctx, TidyContext);
 
   // The top-level declarations in the traversal scope (clangd sets one: the
   // main file's declarations) that the user wrote.
@@ -92,6 +89,12 @@ bool UserCodeMatchFinder::handles(const MatchFinder::MatchResult &Result) {
   // parent map has been built yet; one built while the scope is narrowed maps
   // only the user's code. Both setTraversalScope calls drop it.
   Ctx.setTraversalScope(UserDecls);
+  // The summaries of other files this one reads, and its own to write (the
+  // first check to get here does it, once per translation unit). Their
+  // walks over the translation unit see the narrowed scope too: reading
+  // every declaration of a precompiled LibTorch back would cost more than
+  // the whole analysis.
+  startTranslationUnitSummaries(Ctx, TidyContext);
   Finder.matchAST(Ctx);
   // clang-tidy's finder reads the scope after matching the translation unit,
   // before it visits its children: left narrowed, it traverses only the user's

@@ -20,6 +20,17 @@ double validate(torch::nn::Linear &model, const Batches &data) {
   return total;
 }
 
+// Puts the model back into training mode before returning.
+double evaluate_and_restore(torch::nn::Linear &model, const Batches &data) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  double total = 0;
+  for (const auto &batch : data)
+    total += model->forward(batch.first).sum().item<double>();
+  model->train();
+  return total;
+}
+
 // Trains through optimize() (steps.cpp, through train_step()): not an
 // evaluation loop.
 void finetune(torch::nn::Linear &model, torch::optim::SGD &opt,

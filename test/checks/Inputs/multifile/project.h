@@ -25,5 +25,6 @@ void log_metrics(torch::nn::Linear &model, torch::optim::SGD &opt); // clears no
 // eval.cpp
 double evaluate(torch::nn::Linear &model, const Batches &data);
 double validate(torch::nn::Linear &model, const Batches &data);
+double evaluate_and_restore(torch::nn::Linear &model, const Batches &data);
 void finetune(torch::nn::Linear &model, torch::optim::SGD &opt,
               const Batches &data);

@@ -110,3 +110,44 @@ void epoch(torch::nn::Linear &model, torch::optim::SGD &opt,
   }
   validate(model, data);
 }
+
+// evaluate() (eval.cpp) leaves the model in evaluation mode: from the second
+// epoch on, the model trains in inference mode.
+void epochs(torch::nn::Linear &model, torch::optim::SGD &opt,
+            const Batches &data, const Batches &val) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &batch : data) {
+      opt.zero_grad();
+      torch::mse_loss(model->forward(batch.first), batch.second).backward();
+      opt.step();
+    }
+    torch::NoGradGuard no_grad;
+    // WITH: :[[@LINE+2]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it{{.*}} [torch-eval-mode-not-restored]
+    // WITH: :[[@LINE+1]]:5: note: 'evaluate' (defined in another file) leaves the module in evaluation mode
+    evaluate(model, val);
+  }
+}
+
+// The same, with train() at the start of every epoch, or with a helper that
+// restores the mode itself.
+void epochs_restored(torch::nn::Linear &model, torch::optim::SGD &opt,
+                     const Batches &data, const Batches &val) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    model->train();
+    for (const auto &batch : data) {
+      opt.zero_grad();
+      torch::mse_loss(model->forward(batch.first), batch.second).backward();
+      opt.step();
+    }
+    torch::NoGradGuard no_grad;
+    evaluate(model, val);
+  }
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &batch : data) {
+      opt.zero_grad();
+      torch::mse_loss(model->forward(batch.first), batch.second).backward();
+      opt.step();
+    }
+    evaluate_and_restore(model, val);
+  }
+}
