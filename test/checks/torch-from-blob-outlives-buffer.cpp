@@ -213,6 +213,28 @@ torch::Tensor suppressed() {
 
 // --- Not flagged ------------------------------------------------------------------
 
+// A class of the user's own with container-like members: insert() and
+// push_back() copy into tensors it owns, so nothing keeps the borrowed memory.
+class ReplayBuffer {
+public:
+  void insert(const torch::Tensor &obs, const torch::Tensor &reward) {
+    observations_[step_].copy_(obs);
+    rewards_[step_].copy_(reward);
+  }
+  void push_back(const torch::Tensor &obs) { observations_[step_].copy_(obs); }
+
+private:
+  torch::Tensor observations_, rewards_;
+  int64_t step_ = 0;
+};
+
+void user_storage_copies(ReplayBuffer &buffer) {
+  std::vector<float> obs(4), reward(1);
+  buffer.insert(torch::from_blob(obs.data(), {4}),
+                torch::from_blob(reward.data(), {1}));
+  buffer.push_back(torch::from_blob(obs.data(), {4}).view({2, 2}));
+}
+
 torch::Tensor cloned() {
   std::vector<float> values(4);
   auto a = torch::from_blob(values.data(), {4}).clone();

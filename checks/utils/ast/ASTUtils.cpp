@@ -4,6 +4,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::torch {
 
@@ -155,9 +156,19 @@ bool isContainerInsertion(const CXXMemberCallExpr &Call) {
   if (!Method || !Method->getIdentifier())
     return false;
   StringRef Name = Method->getName();
-  return Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
-         Name == "emplace" || Name == "push_front" || Name == "emplace_front" ||
-         Name == "assign" || Name == "append";
+  if (!(Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
+        Name == "emplace" || Name == "push_front" || Name == "emplace_front" ||
+        Name == "assign" || Name == "append"))
+    return false;
+  // A container of the standard library or of a library the user includes
+  // as a system header. A class of the user's own with such a member (a
+  // rollout storage whose insert() copies into tensors of its own) does
+  // whatever its body says: not known to keep what it is given.
+  const CXXRecordDecl *Class = Method->getParent();
+  if (Class->isInStdNamespace())
+    return true;
+  const SourceManager &SM = Method->getASTContext().getSourceManager();
+  return SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation()));
 }
 
 const VarDecl *storedVariableOf(const Expr *LHS) {

@@ -96,6 +96,8 @@ void forEachDiscardedValue(const Stmt &Parent,
 bool isInTemplateInstantiation(const Decl &D);
 
 /// A standard container's insertion: push_back, emplace_back, insert, ...
+/// on a class of the standard library or of a system header (a class of the
+/// user's own with such a member does what its body says).
 bool isContainerInsertion(const CXXMemberCallExpr &Call);
 
 /// The variable whose storage a store through \p LHS writes into: `v` in
