@@ -67,6 +67,9 @@ struct UnitState {
   std::string MainFile;
   /// externalCallsOf's answers, by USR (computed on first use).
   llvm::StringMap<ExternalCalls> CallCounts;
+  /// externalSummaryOf's answers, by canonical declaration: a USR is made
+  /// once per function, not once per query (checks ask for every callee).
+  llvm::DenseMap<const FunctionDecl *, const ExternalSummary *> Answers;
 };
 
 /// The process-wide state: the configuration of the command line, the files
@@ -667,10 +670,21 @@ const ExternalSummary *externalSummaryOf(const FunctionDecl &F) {
   if (!Unit || !Unit->Table ||
       !isDefinedElsewhere(F, F.getASTContext().getSourceManager()))
     return nullptr;
+  const FunctionDecl *Canonical = F.getCanonicalDecl();
+  {
+    std::lock_guard<std::mutex> Guard(registry().Lock);
+    if (auto Known = Unit->Answers.find(Canonical);
+        Known != Unit->Answers.end())
+      return Known->second;
+  }
   auto It = Unit->Table->Functions.find(summaryKeyOf(F));
   // The unit holds the table, and the registry holds the unit until the
   // ASTContext is gone: the entry outlives every query of this unit.
-  return It == Unit->Table->Functions.end() ? nullptr : &It->second;
+  const ExternalSummary *Answer =
+      It == Unit->Table->Functions.end() ? nullptr : &It->second;
+  std::lock_guard<std::mutex> Guard(registry().Lock);
+  Unit->Answers[Canonical] = Answer;
+  return Answer;
 }
 
 const ExternalCalls *externalCallsOf(const FunctionDecl &F) {
