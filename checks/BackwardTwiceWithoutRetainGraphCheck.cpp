@@ -80,6 +80,21 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
     const StringRef Shared = P.Shared ? P.Shared->getName() : "the loss";
     const bool FirstIsGrad = isAutogradGradCall(*P.First);
 
+    if (P.First == P.Failing && P.CarriedOver) {
+      // A state carried from one iteration into the next.
+      diag(beginLoc(*P.Failing),
+           "backward pass in a loop reaches the graph of '%0' from the "
+           "previous iteration, which that iteration's backward pass freed; "
+           "detach '%0' where it is carried into the next iteration, or pass "
+           "retain_graph=true")
+          << Shared;
+      if (P.SharedDefinitionLoc.isValid())
+        diag(P.SharedDefinitionLoc,
+             "'%0' is computed here from its value in the previous iteration",
+             DiagnosticIDs::Note)
+            << Shared;
+      continue;
+    }
     if (P.First == P.Failing) {
       // The same call, again in the next iteration of a loop.
       diag(beginLoc(*P.Failing),

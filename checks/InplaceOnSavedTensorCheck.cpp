@@ -6,6 +6,7 @@
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
 #include <string>
 
 using namespace clang::ast_matchers;
@@ -14,8 +15,23 @@ namespace clang::tidy::torch {
 
 namespace {
 
-/// How a call is written, for messages: `mul_`, `at::relu_`, `+=`, `*`.
-std::string spelling(const Expr &E) {
+/// How a call is written, for messages: `mul_`, `at::relu_`, `+=`, `*`, and
+/// for a layer's forward the layer as written (`cell`, `model->conv1`).
+std::string spelling(const Expr &E, const ASTContext &Ctx) {
+  if (const auto *Call = dyn_cast<CallExpr>(&E); Call && isModuleForwardCall(*Call)) {
+    const Expr *Module = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+      Module = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Module = Member->getImplicitObjectArgument();
+    if (Module) {
+      StringRef Text = Lexer::getSourceText(
+          CharSourceRange::getTokenRange(Module->getSourceRange()),
+          Ctx.getSourceManager(), Ctx.getLangOpts());
+      if (!Text.empty() && Text.size() <= 40)
+        return Text.str();
+    }
+  }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
     return getOperatorSpelling(Op->getOperator());
   if (const auto *Call = dyn_cast<CallExpr>(&E)) {
@@ -31,7 +47,8 @@ std::string spelling(const Expr &E) {
 /// Where to point at a call: the method name of `y.mul_(2)`, the operator of
 /// `y += 1`, the start of anything else.
 SourceLocation callLoc(const Expr &E) {
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E);
+      Op && Op->getOperator() != OO_Call)
     return Op->getOperatorLoc();
   if (const auto *Call = dyn_cast<CallExpr>(&E)) {
     const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
@@ -61,10 +78,11 @@ void InplaceOnSavedTensorCheck::checkFunction(
          "in-place '%0' changes a tensor that '%1' saved for the backward "
          "pass, which then throws; compute the new value out of place or "
          "write into a clone")
-        << spelling(*W.Write) << spelling(*W.Saver);
+        << spelling(*W.Write, *Result.Context)
+        << spelling(*W.Saver, *Result.Context);
     diag(callLoc(*W.Saver), "'%0' saves its %1 for the backward pass here",
          DiagnosticIDs::Note)
-        << spelling(*W.Saver)
+        << spelling(*W.Saver, *Result.Context)
         << (W.SavedOutput                                   ? "result"
             : (savingRolesOf(*W.Saver) & op::SavesOperands) ? "operands"
                                                             : "input");

@@ -109,6 +109,9 @@ public:
     /// variable (for a suggestion such as `(l1 + l2).backward()`).
     const VarDecl *FirstRoot = nullptr;
     const VarDecl *FailingRoot = nullptr;
+    /// Shared is computed in the loop from its own value of the previous
+    /// iteration (a recurrent state that is never detached).
+    bool CarriedOver = false;
   };
 
   /// Where a tensor without history is used where gradient must flow.

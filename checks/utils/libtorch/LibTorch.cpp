@@ -875,6 +875,29 @@ bool isAffineModuleClass(const CXXRecordDecl *RD) {
                           {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});
 }
 
+bool moduleSavesInput(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier())
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
+  if (!NS || NS->getQualifiedNameAsString() != "torch::nn")
+    return false;
+  // LibTorch's layers with learnable weights: the weight's gradient needs
+  // the input (linear and convolution layers, recurrent layers and cells,
+  // normalisation layers).
+  return llvm::StringSwitch<bool>(RD->getName())
+      .Cases("LinearImpl", "BilinearImpl", "Conv1dImpl", "Conv2dImpl",
+             "Conv3dImpl", true)
+      .Cases("ConvTranspose1dImpl", "ConvTranspose2dImpl",
+             "ConvTranspose3dImpl", true)
+      .Cases("RNNCellImpl", "LSTMCellImpl", "GRUCellImpl", "RNNImpl",
+             "LSTMImpl", "GRUImpl", true)
+      .Cases("BatchNorm1dImpl", "BatchNorm2dImpl", "BatchNorm3dImpl",
+             "LayerNormImpl", "GroupNormImpl", true)
+      .Cases("InstanceNorm1dImpl", "InstanceNorm2dImpl", "InstanceNorm3dImpl",
+             true)
+      .Default(false);
+}
+
 StringRef lossOpName(const CallExpr &Loss) {
   if (isModuleForwardCall(Loss)) {
     const CXXRecordDecl *Impl = forwardModuleClass(Loss);

@@ -307,6 +307,11 @@ const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward);
 /// forward returns raw scores.
 bool isAffineModuleClass(const CXXRecordDecl *RD);
 
+/// True if \p RD is one of LibTorch's layers with learnable weights whose
+/// forward saves its input for the backward (torch::nn::LinearImpl,
+/// Conv2dImpl, LSTMImpl, BatchNorm2dImpl, ...).
+bool moduleSavesInput(const CXXRecordDecl *RD);
+
 /// The operation-table spelling of the loss \p Loss computes: the function's
 /// name (cross_entropy, nll_loss, also for an unresolved call in a template),
 /// or for a loss module's forward the function the module applies

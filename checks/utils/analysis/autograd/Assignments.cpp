@@ -54,9 +54,17 @@ void AutogradFlowBuilder::define(const VarDecl *Var, const void *Site,
   if (D.History != HistoryEvidence::None)
     Facts.Graph.insert(Id);
   // The variable's freed marks are those of the value it now holds; the
-  // site's own graph is fresh.
+  // site's own graph is fresh, unless the value was computed from the
+  // site's previous value (`h = cell(x, h)` round a loop): a mark for the
+  // site in the value can only come from an earlier execution, and the new
+  // graph holds that earlier one.
   Facts.Freed = V.Freed;
-  Facts.Freed.erase(Id);
+  if (!V.Graph.count(Id))
+    Facts.Freed.erase(Id);
+  else if (!D.CarriedOver) {
+    D.CarriedOver = true;
+    DefsChanged = true;
+  }
   Facts.Freed.keepOnly(Facts.Graph);
   Facts.Savers = V.Savers;
   // The site's new value is saved by whoever saved the tensor it is.
@@ -64,6 +72,42 @@ void AutogradFlowBuilder::define(const VarDecl *Var, const void *Site,
   for (unsigned Saver : V.SavedBy)
     S->Saved.insert(Id, Saver);
 }
+
+const VarDecl *autograd::storedTensorOf(const Expr *LHS) {
+  for (int Depth = 0; LHS && Depth < 8; ++Depth) {
+    LHS = LHS->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(LHS)) {
+      if (Op->getOperator() != OO_Subscript || Op->getNumArgs() < 1)
+        return nullptr;
+      LHS = Op->getArg(0);
+      continue;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(LHS)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      if (!M || !M->getIdentifier() ||
+          !isTensorType(Member->getImplicitObjectArgument()->getType()) ||
+          !llvm::is_contained({"select", "narrow", "slice", "index"},
+                              M->getName()))
+        return nullptr;
+      LHS = Member->getImplicitObjectArgument();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool isStdTie(const CallExpr &Call) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  return F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
+         F->getName() == "tie";
+}
+
+} // namespace
 
 Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
                                   const Expr &Site, bool Compound) {
@@ -92,11 +136,37 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
       S->Taint.erase(Var);
     return R;
   }
+  // `std::tie(h, c) = state;`: each tied local takes the tuple's value.
+  if (const auto *Tie = dyn_cast<CallExpr>(LHS.IgnoreImplicit());
+      Tie && !Compound && isStdTie(*Tie)) {
+    for (const Expr *Arg : Tie->arguments()) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
+      const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      if (isLocal(Var) && isTensorValued(Var->getType()))
+        define(Var, Ref, beginLoc(Site), filterByType(R, Var->getType()));
+    }
+    return R;
+  }
   // A store into an element: v[i] = x, *p = x, acc[i][j] = x.
   Value L = visit(&LHS);
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Site);
       Op && inPlaceWriteTarget(*Op))
     recordWrite(Site, L);
+  // `buf[t + 1] = f(buf[t])`, `hs[i] = h`: the tensor (or list) stored into
+  // holds the element from now on, with its graph and what saved it; it
+  // stays the same tensor.
+  if (const VarDecl *Base = storedTensorOf(&LHS);
+      Base && isLocal(Base) && isTensorValued(Base->getType())) {
+    Value Old = valueOfVariable(Base);
+    Value New = filterByType(R, Base->getType());
+    New.Taint = nullptr;
+    New.FromValues = nullptr;
+    New.ValuesRead = nullptr;
+    New.join(Old);
+    New.Same = Old.Same;
+    New.SavedBy = Old.SavedBy;
+    define(Base, &Site, beginLoc(Site), New);
+  }
   const VarDecl *Stored = storedVariableOf(&LHS);
   if (R.Taint && isLocal(Stored) && !isTensorValued(Stored->getType()))
     S->Taint.emplace(Stored, R.Taint);

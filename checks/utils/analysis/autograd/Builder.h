@@ -56,6 +56,11 @@ Value filterByType(Value V, QualType T);
 /// single-element braced lists (`{loss}`).
 const VarDecl *soleVariableOf(const Expr *E);
 
+/// The variable an element store or an in-place write goes into, through
+/// indexing and views: `buf[t + 1]`, `x[i][j]`, `hs[i]`, `h.select(0, t)`,
+/// `out.narrow(0, 0, 2)`; null for anything else.
+const VarDecl *storedTensorOf(const Expr *LHS);
+
 /// The object of a member call: `t.f()`, and in a template `t.f(dependent)`
 /// or `dependent.f()`; null for other calls (operator() included).
 const Expr *memberCallObject(const CallExpr &Call);
@@ -214,6 +219,10 @@ private:
                        Value &Result);
   void recordSaving(const CallExpr &Call, const Value &ObjectValue,
                     llvm::ArrayRef<Value> Args, Value &Result);
+  /// A forward of a layer with weights (moduleSavesInput) saves its tensor
+  /// arguments.
+  void recordModuleSaving(const CallExpr &Call, const CallOperands &Ops,
+                          Value &Result);
 };
 
 } // namespace clang::tidy::torch

@@ -43,6 +43,11 @@ bool keepsEvidence(const CallExpr &Call) {
   }
   if (isDifferentiableCall(Call) || isIValueToTensorCall(Call))
     return true;
+  // std::get<I>(tuple) of a tuple of tensors: an element of the value.
+  if (const FunctionDecl *F = Call.getDirectCallee();
+      F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
+      F->getName() == "get" && isTensorValued(Call.getType()))
+    return true;
   // In a template, `out.mean()` on a dependent `out`: only the name is known.
   const Expr *Callee = stripImplicit(Call.getCallee());
   if (const auto *Member =
@@ -140,8 +145,13 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
       V.FromValues = nullptr;
       V.ValuesRead = nullptr;
     }
-    if (!underNoGradGuard(Call))
+    if (!underNoGradGuard(Call)) {
       V.History = HistoryEvidence::Evident;
+      // A layer with weights saves its input for the weight's gradient
+      // (`cell(states[t])`): a later write into that input breaks it.
+      if (moduleSavesInput(forwardModuleClass(Call)))
+        recordModuleSaving(Call, Ops, V);
+    }
     return V;
   }
 

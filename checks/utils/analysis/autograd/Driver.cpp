@@ -63,7 +63,7 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
   if (const auto *DS = dyn_cast<DeclStmt>(&Root)) {
     for (const Decl *D : DS->decls()) {
       const auto *Var = dyn_cast<VarDecl>(D);
-      if (!Var || isa<DecompositionDecl>(Var))
+      if (!Var)
         continue;
       Value V = visit(Var->getInit());
       if (!isLocal(Var))

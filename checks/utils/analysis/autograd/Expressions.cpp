@@ -33,12 +33,34 @@ bool isTensorValued(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
     return isTensorType(Array->getElementType());
-  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-          T->getAsCXXRecordDecl()))
-    if (Spec->getQualifiedNameAsString() == "std::initializer_list" &&
-        Spec->getTemplateArgs().size() == 1 &&
-        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-      return isTensorType(Spec->getTemplateArgs()[0].getAsType());
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (!Spec)
+    return false;
+  const std::string Name = Spec->getQualifiedNameAsString();
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  if (Name == "std::initializer_list" && Args.size() == 1 &&
+      Args[0].getKind() == TemplateArgument::Type)
+    return isTensorType(Args[0].getAsType());
+  // What recurrent modules return and take: std::tuple<Tensor,
+  // std::tuple<Tensor, Tensor>> (LSTM), std::pair of tensors. The tuple is
+  // one value: what any element carries, the whole carries.
+  auto AllTensorValued = [](ArrayRef<TemplateArgument> Elements) {
+    return !Elements.empty() &&
+           llvm::all_of(Elements, [](const TemplateArgument &A) {
+             return A.getKind() == TemplateArgument::Type &&
+                    isTensorValued(A.getAsType());
+           });
+  };
+  // An optional state (LSTM's forward takes c10::optional<std::tuple<...>>).
+  if ((Name == "c10::optional" || Name == "std::optional") &&
+      Args.size() == 1 && Args[0].getKind() == TemplateArgument::Type)
+    return isTensorValued(Args[0].getAsType());
+  if ((Name == "std::tuple" || Name == "std::__1::tuple") &&
+      Args.size() == 1 && Args[0].getKind() == TemplateArgument::Pack)
+    return AllTensorValued(Args[0].pack_elements());
+  if ((Name == "std::pair" || Name == "std::__1::pair") && Args.size() == 2)
+    return AllTensorValued(Args.asArray());
   return false;
 }
 
@@ -211,8 +233,15 @@ Value AutogradFlowBuilder::visit(const Stmt *St) {
 
 Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
   const Expr *E = &Node;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    // `auto [out, h] = gru->forward(x, h0);`: a binding is an element of
+    // the decomposed tuple.
+    if (const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl()))
+      return filterByType(
+          valueOfVariable(dyn_cast_or_null<VarDecl>(Binding->getDecomposedDecl())),
+                          Ref->getType());
     return valueOfVariable(dyn_cast<VarDecl>(Ref->getDecl()));
+  }
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     if (Binary->isAssignmentOp())
       return assign(*Binary->getLHS(), *Binary->getRHS(), *Binary,

@@ -220,6 +220,9 @@ struct Definition {
   bool Backpropagated = false;
   const CallExpr *FromValues = nullptr;
   const Expr *ValuesRead = nullptr;
+  /// The site computes the variable from the value it gave it in an earlier
+  /// execution (`h = cell(x, h)` round a loop): the graph is carried over.
+  bool CarriedOver = false;
 };
 
 /// What the analysis knows about one local tensor variable on a path.

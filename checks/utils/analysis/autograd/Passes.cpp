@@ -177,6 +177,7 @@ void AutogradFlowBuilder::reportSecondPass(const CallExpr &Call,
     P.First = First;
     P.Shared = Defs[Id].Var;
     P.SharedDefinitionLoc = Defs[Id].Loc;
+    P.CarriedOver = Defs[Id].CarriedOver;
     P.FailingRoot = soleVariableOf(passRootOf(Call));
     P.FirstRoot = soleVariableOf(passRootOf(*First));
     Out.SecondPasses.push_back(P);

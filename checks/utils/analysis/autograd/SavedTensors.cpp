@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "utils/libtorch/OpTable.h"
 #include "clang/AST/ExprCXX.h"
@@ -62,6 +63,31 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
   }
 }
 
+namespace {
+
+/// A view of the object of a tensor method: an operation of the table that
+/// shares storage, or `index` with no tensor among its indices (basic
+/// indexing; a tensor index copies).
+bool isViewOf(const CallExpr &Call, const Expr *Object) {
+  if (!Object || !isa<CXXMemberCallExpr>(Call))
+    return false;
+  const OpInfo *Info = tensorOpOf(Call);
+  if (!Info)
+    return false;
+  if (Info->Roles & op::SharesStorage)
+    return true;
+  if (Info->Name != "index" || Call.getNumArgs() != 1)
+    return false;
+  bool TensorIndex = false;
+  forEachStmt(Call.getArg(0), [&](const Stmt &S) {
+    if (const auto *E = dyn_cast<Expr>(&S); E && isTensorType(E->getType()))
+      TensorIndex = true;
+  });
+  return !TensorIndex;
+}
+
+} // namespace
+
 void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
                                           const CallOperands &Ops,
                                           Value &Result) {
@@ -82,12 +108,56 @@ void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
     recordWrite(Call, TargetValue);
     Result.Same = TargetValue.Same;
     Result.SavedBy = TargetValue.SavedBy;
+    // `out.index_put_({i}, f(out[i - 1]))`, `buf.narrow(0, t, 1).copy_(h)`:
+    // the variable written into now holds what was written, with its graph
+    // and what saved it.
+    if (const VarDecl *Base = storedTensorOf(Target);
+        Base && isLocal(Base) && isTensorType(Base->getType())) {
+      Value Written = Ops.AllArgs;
+      if (Target != Object)
+        Written.join(ObjectValue);
+      if (Written.History != HistoryEvidence::None || !Written.Graph.empty() ||
+          !Written.Savers.empty()) {
+        Value Old = valueOfVariable(Base);
+        Written.Taint = nullptr;
+        Written.FromValues = nullptr;
+        Written.ValuesRead = nullptr;
+        Written.join(Old);
+        Written.Same = Old.Same;
+        Written.SavedBy = Old.SavedBy;
+        define(Base, &Call, beginLoc(Call), Written);
+      }
+    }
+  } else if (isViewOf(Call, Object)) {
+    // A view (`x.select(0, t)`, `x.index({Slice(), 0})`) is the same tensor.
+    Result.Same = ObjectValue.Same;
+    Result.SavedBy = ObjectValue.SavedBy;
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
              Op && Op->getOperator() == OO_Subscript && !Args.empty() &&
              isTensorType(Op->getArg(0)->getType())) {
     Result.Same = Args[0].Same;
     Result.SavedBy = Args[0].SavedBy;
   }
+}
+
+void AutogradFlowBuilder::recordModuleSaving(const CallExpr &Call,
+                                             const CallOperands &Ops,
+                                             Value &Result) {
+  // The module's weights require grad: every tensor argument is saved.
+  bool Saves = false;
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Ops.Args.size(); ++I) {
+    if (!isTensorType(Call.getArg(I)->getType()) || Ops.Args[I].Same.empty())
+      continue;
+    unsigned Id = saverId(Call, /*Output=*/false);
+    for (unsigned Def : Ops.Args[I].Same)
+      S->Saved.insert(Def, Id);
+    Saves = true;
+  }
+  if (!Saves)
+    return;
+  unsigned Id = saverId(Call, /*Output=*/false);
+  Result.Savers.insert(Id);
+  S->Pending.eraseSeconds(DefSet{Id});
 }
 
 void AutogradFlowBuilder::recordSaving(const CallExpr &Call,

@@ -276,6 +276,17 @@ public:
   Tensor &operator/=(const Tensor &) { return *this; }
   Tensor operator-() const { return *this; }
   Tensor operator[](int64_t) const { return *this; }
+  // Basic and advanced indexing, views (torch::indexing).
+  Tensor index(std::initializer_list<struct TensorIndex>) const { return *this; }
+  Tensor &index_put_(std::initializer_list<struct TensorIndex>, const Tensor &) { return *this; }
+  Tensor select(int64_t dim, int64_t index) const { return *this; }
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const { return *this; }
+};
+
+struct TensorIndex {
+  TensorIndex(int64_t) {}
+  TensorIndex(int) {}
+  TensorIndex(const Tensor &) {}
 };
 
 Tensor operator+(const Tensor &, const Tensor &);
@@ -470,6 +481,30 @@ public:
   at::Tensor weight, bias;
 };
 TORCH_MODULE(Linear);
+
+// Recurrent layers: their state travels as tensors and tuples of tensors.
+class RNNCellImpl : public Cloneable<RNNCellImpl> {
+public:
+  RNNCellImpl(int64_t in = 1, int64_t hidden = 1) {}
+  at::Tensor forward(const at::Tensor &input, at::Tensor hx = {}) { return input; }
+};
+TORCH_MODULE(RNNCell);
+
+class GRUImpl : public Cloneable<GRUImpl> {
+public:
+  GRUImpl(int64_t in = 1, int64_t hidden = 1) {}
+  std::tuple<at::Tensor, at::Tensor> forward(const at::Tensor &input, at::Tensor hx = {}) { return {}; }
+};
+TORCH_MODULE(GRU);
+
+class LSTMImpl : public Cloneable<LSTMImpl> {
+public:
+  LSTMImpl(int64_t in = 1, int64_t hidden = 1) {}
+  std::tuple<at::Tensor, std::tuple<at::Tensor, at::Tensor>>
+  forward(const at::Tensor &input,
+          c10::optional<std::tuple<at::Tensor, at::Tensor>> hx = {}) { return {}; }
+};
+TORCH_MODULE(LSTM);
 
 class Conv2dImpl : public Cloneable<Conv2dImpl> {
 public:
