@@ -13,7 +13,7 @@ namespace clang::tidy::torch {
 StatementMatcher TensorFromValuesBreaksGraphCheck::functionFilter() const {
   // A construction, or a call of a helper that makes one (its result may be
   // the rebuilt tensor: FunctionSummary).
-  return callExpr(anyOf(isTensorFromValues(),
+  return callExpr(anyOf(isTensorFromValues(), isTensorFactory(),
                         callee(functionDecl(hasBody(
                             hasDescendant(callExpr(isTensorFromValues()))))),
                         callee(functionDecl(hasExternalSummary()))));
@@ -27,7 +27,8 @@ void TensorFromValuesBreaksGraphCheck::checkFunction(
     if (!isInUserCode(SM.getSpellingLoc(beginLoc(*B.Construction)), SM))
       continue;
     const FunctionDecl *Factory = B.Construction->getDirectCallee();
-    if (!isTensorFromValuesCall(*B.Construction) && Factory) {
+    if (!isTensorFromValuesCall(*B.Construction) &&
+        !isTensorFactoryCall(*B.Construction) && Factory) {
       // A helper of another translation unit that rebuilds its result
       // (its summary says so; the construction is out of sight).
       diag(beginLoc(*B.Construction),
@@ -54,6 +55,12 @@ void TensorFromValuesBreaksGraphCheck::checkFunction(
       break;
     case AutogradFlow::GradientUse::LossPrediction:
       diag(beginLoc(*B.Use), "the new tensor is the prediction of this loss",
+           DiagnosticIDs::Note);
+      break;
+    case AutogradFlow::GradientUse::AddedToLoss:
+      diag(beginLoc(*B.Use),
+           "the new tensor is a term of the loss backpropagated here; without "
+           "history it adds a constant, which changes no gradient",
            DiagnosticIDs::Note);
       break;
     case AutogradFlow::GradientUse::Backpropagated:

@@ -118,7 +118,10 @@ public:
   enum class GradientUse {
     ReturnedFromForward,
     LossPrediction,
-    Backpropagated
+    Backpropagated,
+    /// A term of a sum that is backpropagated: with no history of its own
+    /// it adds a constant, which changes no gradient.
+    AddedToLoss
   };
 
   /// A tensor built from values read out of a tensor with history.
@@ -207,6 +210,9 @@ public:
   /// be (derived from), with the read.
   HistoryEvidence resultHistory() const { return Result.History; }
   const CallExpr *resultFromValues() const { return Result.FromValues; }
+  /// The read, when the function returns a host value read out of a tensor
+  /// with history (`return critic(s).item<float>();`).
+  const Expr *resultReadOut() const { return Result.ReadOut; }
   const Expr *resultValuesRead() const { return Result.ValuesRead; }
 
 private:
@@ -214,6 +220,8 @@ private:
     HistoryEvidence History = HistoryEvidence::None;
     const CallExpr *FromValues = nullptr;
     const Expr *ValuesRead = nullptr;
+    /// A host value read out of a tensor with history (`.item()`), here.
+    const Expr *ReadOut = nullptr;
   };
   ReturnedValue Result;
 

@@ -240,6 +240,17 @@ const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
     S.ResultHistory = Flow->resultHistory();
     S.ResultFromValues = Flow->resultFromValues();
     S.ResultValuesRead = Flow->resultValuesRead();
+    // Read out of history the callee made itself (a module's forward in
+    // it), not out of what it was handed: every call rebuilds.
+    if (const auto *Read = dyn_cast_or_null<CallExpr>(S.ResultValuesRead))
+      if (const Expr *Object = callObject(*Read))
+        S.ResultValuesReadOwnHistory =
+            Flow->historyOf(*Object) == HistoryEvidence::Evident;
+    S.ResultReadOut = Flow->resultReadOut();
+    if (const auto *Read = dyn_cast_or_null<CallExpr>(S.ResultReadOut))
+      if (const Expr *Object = callObject(*Read))
+        S.ResultReadOutOwnHistory =
+            Flow->historyOf(*Object) == HistoryEvidence::Evident;
   }
   --State.Depth;
   Entry->InProgress = false;

@@ -62,6 +62,14 @@ struct FunctionSummary {
   /// out of its arguments or members: the construction and the read.
   const CallExpr *ResultFromValues = nullptr;
   const Expr *ResultValuesRead = nullptr;
+  /// ... and the values were read out of history the callee created itself
+  /// (a module's forward inside it), whatever its arguments carry.
+  bool ResultValuesReadOwnHistory = false;
+  /// It returns a host value read out of a tensor with history (`return
+  /// critic(s).item<float>();`), here; of history it made itself, or of
+  /// what it was handed.
+  const Expr *ResultReadOut = nullptr;
+  bool ResultReadOutOwnHistory = false;
   /// The same, for a function of another translation unit: its summary
   /// (ProjectSummaries) says so, and the rebuilding is out of sight.
   bool ResultFromValuesElsewhere = false;

@@ -391,6 +391,9 @@ AST_MATCHER(CallExpr, isInPlaceTensorWrite) {
 AST_MATCHER(CallExpr, isTensorFromValues) {
   return isTensorFromValuesCall(Node);
 }
+/// Matches factory calls (torch::full, torch::zeros, ...): `torch::full({},
+/// x)` builds a tensor from a host value.
+AST_MATCHER(CallExpr, isTensorFactory) { return isTensorFactoryCall(Node); }
 /// Matches expressions whose type is at::Tensor (through references/typedefs).
 AST_MATCHER(Expr, isTensorExpr) { return isTensorType(Node.getType()); }
 

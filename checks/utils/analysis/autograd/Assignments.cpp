@@ -43,6 +43,15 @@ void AutogradFlowBuilder::define(const VarDecl *Var, const void *Site,
     D.History = V.History;
     DefsChanged = true;
   }
+  if (V.RequiresGrad && !D.RequiresGrad) {
+    D.RequiresGrad = true;
+    DefsChanged = true;
+  }
+  if (V.AddedFromValues && !D.AddedFromValues) {
+    D.AddedFromValues = V.AddedFromValues;
+    D.AddedValuesRead = V.AddedValuesRead;
+    DefsChanged = true;
+  }
   if (V.FromValues && !D.FromValues) {
     D.FromValues = V.FromValues;
     D.ValuesRead = V.ValuesRead;
@@ -123,7 +132,20 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
         Value Old = valueOfVariable(Var);
         if (isa<CXXOperatorCallExpr>(Site))
           recordWrite(Site, Old);
+        const bool Additive =
+            isa<CXXOperatorCallExpr>(Site)
+                ? llvm::is_contained(
+                      {OO_PlusEqual, OO_MinusEqual},
+                      cast<CXXOperatorCallExpr>(Site).getOperator())
+                : false;
+        Value Sum = R;
+        if (Additive)
+          markAddedTerm(Sum, {&Old, &R});
+        else if (!keepsAddedTerm(R, Old))
+          Sum.AddedFromValues = nullptr;
         R.join(Old);
+        R.AddedFromValues = Sum.AddedFromValues;
+        R.AddedValuesRead = Sum.AddedValuesRead;
         R.Same = Old.Same;
         R.SavedBy = Old.SavedBy;
       }
@@ -179,9 +201,8 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member || !isContainerInsertion(*Member))
     return false;
-  const auto *Ref = dyn_cast<DeclRefExpr>(
-      Member->getImplicitObjectArgument()->IgnoreParenImpCasts());
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  // `vec.push_back(x)`, and into an element: `rows[i].push_back(x)`.
+  const VarDecl *Var = storedTensorOf(Member->getImplicitObjectArgument());
   if (isLocal(Var)) {
     if (isTensorValued(Var->getType())) {
       Value V = filterByType(Ops.AllArgs, Var->getType());

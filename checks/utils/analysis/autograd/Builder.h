@@ -48,6 +48,14 @@ namespace autograd {
 /// TorchScript module's output (c10::IValue, unwrapped by toTensor()).
 bool isTensorValued(QualType T);
 
+/// Marks \p Sum, the sum of \p Terms, when one term is a tensor rebuilt from
+/// read-out values (no history of its own) and another has history.
+void markAddedTerm(Value &Sum, std::initializer_list<const Value *> Terms);
+
+/// Whether multiplying a sum by \p Factor keeps its rebuilt term a constant
+/// term (the factor has no history).
+bool keepsAddedTerm(const Value &Scaled, const Value &Factor);
+
 /// Keeps only what a value of type \p T can carry: tensor facts for tensors,
 /// host taint for everything else. Dependent types keep both.
 Value filterByType(Value V, QualType T);
@@ -135,6 +143,9 @@ private:
   BodyParents Scopes;
   GradModeAnalysis GradMode{Scopes};
 
+  /// The range variable (`__range1`) of each range-for loop variable.
+  llvm::DenseMap<const VarDecl *, const VarDecl *> RangeOf;
+
   bool isLocal(const VarDecl *VD) const {
     return VD && !VD->hasGlobalStorage() &&
            VD->getDeclContext() == static_cast<const DeclContext *>(&Fn);
@@ -217,6 +228,10 @@ private:
   /// In-place operations return their object; indexing a tensor is a view.
   void trackSameTensor(const CallExpr &Call, const CallOperands &Ops,
                        Value &Result);
+  /// Keeps or marks Value::AddedFromValues through a sum, a scaling or a
+  /// reduction; clears it through anything else.
+  void trackAddedTerm(const CallExpr &Call, const CallOperands &Ops,
+                      Value &V);
   void recordSaving(const CallExpr &Call, const Value &ObjectValue,
                     llvm::ArrayRef<Value> Args, Value &Result);
   /// A forward of a layer with weights (moduleSavesInput) saves its tensor

@@ -18,12 +18,89 @@
 #include "utils/libtorch/LibTorch.h"
 #include "utils/libtorch/OpTable.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::torch {
 
 using namespace autograd;
 
 namespace {
+
+/// `x.requires_grad_()`, `x.requires_grad_(true)`, `x.set_requires_grad(true)`.
+bool setsRequiresGrad(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()) ||
+      (M->getName() != "requires_grad_" && M->getName() != "set_requires_grad"))
+    return false;
+  if (Call.getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call.getArg(0)))
+    return true;
+  bool Value = false;
+  const Expr *Arg = Call.getArg(0);
+  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(
+                                         Value, M->getASTContext()) &&
+         Value;
+}
+
+/// A factory call whose options ask for a tensor that requires grad:
+/// `torch::randn({3}, torch::requires_grad())`,
+/// `torch::zeros({3}, torch::TensorOptions().requires_grad(true))`.
+bool requestsGrad(const CallExpr &Call) {
+  bool Requests = false;
+  for (const Expr *Arg : Call.arguments())
+    forEachStmt(Arg, [&](const Stmt &S) {
+      const auto *Inner = dyn_cast<CallExpr>(&S);
+      const FunctionDecl *F = Inner ? Inner->getDirectCallee() : nullptr;
+      if (!F || !F->getIdentifier() || F->getName() != "requires_grad")
+        return;
+      const Expr *Flag = nullptr;
+      for (const Expr *A : Inner->arguments())
+        if (!isa<CXXDefaultArgExpr>(A))
+          Flag = A;
+      bool Value = true;
+      if (Flag && (Flag->isValueDependent() ||
+                   !Flag->EvaluateAsBooleanCondition(Value, F->getASTContext())))
+        return;
+      Requests |= Value;
+    });
+  return Requests;
+}
+
+/// How an operation treats a sum with a rebuilt term (Value::AddedFromValues).
+enum class SumRole { Adds, Scales, Keeps, Other };
+
+SumRole sumRoleOf(const CallExpr &Call) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    switch (Op->getOperator()) {
+    case OO_Plus:
+    case OO_Minus:
+      return Op->getNumArgs() == 2 ? SumRole::Adds : SumRole::Keeps;
+    case OO_Star:
+    case OO_Slash:
+      return SumRole::Scales;
+    default:
+      return SumRole::Other;
+    }
+  }
+  const OpInfo *Info = tensorOpOf(Call);
+  if (!Info)
+    return SumRole::Other;
+  return llvm::StringSwitch<SumRole>(Info->Name)
+      .Cases("add", "sub", "subtract", SumRole::Adds)
+      .Cases("mul", "multiply", "div", "divide", SumRole::Scales)
+      .Cases("sum", "mean", "neg", "negative", "squeeze", SumRole::Keeps)
+      .Cases("view", "reshape", "flatten", "unsqueeze", SumRole::Keeps)
+      .Default(SumRole::Other);
+}
+
+/// `model->parameters()`, `model.named_parameters()`: a module's parameters.
+bool isModuleParametersCall(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+  return M && M->getIdentifier() &&
+         (M->getName() == "parameters" || M->getName() == "named_parameters") &&
+         isModuleClass(M->getParent());
+}
 
 /// Calls whose result carries its operands' evidence of history unchanged:
 /// LibTorch's differentiable operations (op::Differentiable), arithmetic and
@@ -114,8 +191,27 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
   const Value &AllArgs = Ops.AllArgs;
   if (isTensorValueReadCall(Call)) {
     Value V;
-    if (ObjectValue.History != HistoryEvidence::None)
+    if (ObjectValue.History != HistoryEvidence::None ||
+        ObjectValue.RequiresGrad)
       V.Taint = &Call;
+    return V;
+  }
+  // `x.requires_grad_()`: x is now a leaf that requires grad. A tensor
+  // rebuilt from read-out values stays what it was: a new leaf does not
+  // connect it to the graph its values came from.
+  if (const Expr *Object = Ops.Object;
+      Object && setsRequiresGrad(Call) && !ObjectValue.FromValues) {
+    Value V = ObjectValue;
+    V.RequiresGrad = true;
+    if (const VarDecl *Var = soleVariableOf(Object);
+        isLocal(Var) && isTensorType(Var->getType()))
+      define(Var, &Call, beginLoc(Call), V);
+    return V;
+  }
+  // A module's parameters are leaves that require grad.
+  if (isModuleParametersCall(Call)) {
+    Value V;
+    V.RequiresGrad = true;
     return V;
   }
   // detach()/item() and fresh tensors (zeros_like(x), full_like(x, 1), ...)
@@ -124,6 +220,19 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
       removesHistoryAsWritten(Call)) {
     // detach() shares the tensor's storage and version counter.
     Value V;
+    if (isTensorFactoryCall(Call)) {
+      // torch::randn({3}, torch::requires_grad()): a leaf that requires
+      // grad; torch::full({}, x.item<float>()): a tensor built from a value
+      // read out of another.
+      if (!underNoGradGuard(Call) && requestsGrad(Call))
+        V.RequiresGrad = true;
+      for (unsigned I = 0; I < Args.size() && I < Call.getNumArgs(); ++I)
+        if (Args[I].Taint && !isTensorType(Call.getArg(I)->getType())) {
+          V.FromValues = &Call;
+          V.ValuesRead = Args[I].Taint;
+          break;
+        }
+    }
     if (const OpInfo *Info = tensorOpOf(Call);
         Info && (Info->Roles & op::Detach)) {
       V.Same = ObjectValue.Same;
@@ -135,6 +244,7 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
   if (isModuleForwardCall(Call) || isLossCall(Call)) {
     Value V = AllArgs;
     V.Taint = nullptr;
+    V.RequiresGrad = false;
     newTensor(V);
     if (isLossCall(Call)) {
       const Expr *Prediction = lossPredictionArg(Call);
@@ -190,19 +300,24 @@ std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
   }
   // A tensor rebuilt inside the callee from values read out of an argument
   // with history (or of a member).
+  const bool OperandsHaveHistory = Operands.History != HistoryEvidence::None ||
+                                   Operands.Backpropagated ||
+                                   Operands.RequiresGrad;
   if (Summary->ResultFromValues && V.History == HistoryEvidence::None &&
-      (Operands.History != HistoryEvidence::None || Operands.Backpropagated)) {
+      (OperandsHaveHistory || Summary->ResultValuesReadOwnHistory)) {
     V.FromValues = Summary->ResultFromValues;
     V.ValuesRead = Summary->ResultValuesRead;
   } else if (Summary->ResultFromValuesElsewhere &&
-             V.History == HistoryEvidence::None &&
-             (Operands.History != HistoryEvidence::None ||
-              Operands.Backpropagated)) {
+             V.History == HistoryEvidence::None && OperandsHaveHistory) {
     // Rebuilt in another file: the call is the construction, and what it
     // was handed the values read.
     V.FromValues = &Call;
     V.ValuesRead = Call.getNumArgs() ? Call.getArg(0) : &Call;
   }
+  // A value read out inside the callee: the call is the read.
+  if (Summary->ResultReadOut &&
+      (OperandsHaveHistory || Summary->ResultReadOutOwnHistory))
+    V.Taint = &Call;
   return V;
 }
 
@@ -215,13 +330,64 @@ Value AutogradFlowBuilder::visitOperation(const CallExpr &Call,
   // keep the history.
   Value V = Ops.AllArgs;
   V.join(Ops.ObjectValue);
+  // An operation on a leaf that requires grad records a graph.
+  if (V.RequiresGrad) {
+    V.RequiresGrad = false;
+    if (!underNoGradGuard(Call))
+      V.History = std::max(V.History, keepsEvidence(Call)
+                                          ? HistoryEvidence::Evident
+                                          : HistoryEvidence::Possible);
+  }
   if (!keepsEvidence(Call))
     capEvidence(V);
+  trackAddedTerm(Call, Ops, V);
   newTensor(V);
   trackSameTensor(Call, Ops, V);
   if (!underNoGradGuard(Call) && savingRolesOf(Call))
     recordSaving(Call, Ops.ObjectValue, Ops.Args, V);
   return V;
+}
+
+void AutogradFlowBuilder::trackAddedTerm(const CallExpr &Call,
+                                         const CallOperands &Ops, Value &V) {
+  llvm::SmallVector<const Value *, 3> Operands;
+  if (Ops.Object)
+    Operands.push_back(&Ops.ObjectValue);
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Ops.Args.size(); ++I)
+    if (isTensorType(Call.getArg(I)->getType()))
+      Operands.push_back(&Ops.Args[I]);
+  V.AddedFromValues = nullptr;
+  V.AddedValuesRead = nullptr;
+  auto Keep = [&](const Value &From) {
+    if (From.AddedFromValues && !V.AddedFromValues) {
+      V.AddedFromValues = From.AddedFromValues;
+      V.AddedValuesRead = From.AddedValuesRead;
+    }
+  };
+  switch (sumRoleOf(Call)) {
+  case SumRole::Adds:
+    for (const Value *O : Operands)
+      Keep(*O);
+    if (Operands.size() == 2)
+      markAddedTerm(V, {Operands[0], Operands[1]});
+    break;
+  case SumRole::Scales:
+    // (loss + c) * k: still a constant term when k has no history.
+    for (const Value *O : Operands) {
+      bool OthersPlain = llvm::all_of(Operands, [&](const Value *F) {
+        return F == O || keepsAddedTerm(*O, *F);
+      });
+      if (OthersPlain)
+        Keep(*O);
+    }
+    break;
+  case SumRole::Keeps:
+    for (const Value *O : Operands)
+      Keep(*O);
+    break;
+  case SumRole::Other:
+    break;
+  }
 }
 
 bool AutogradFlowBuilder::underNoGradGuard(const CallExpr &Call) {

@@ -68,6 +68,14 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       Value V = visit(Var->getInit());
       if (!isLocal(Var))
         continue;
+      // `for (auto &p : model->parameters())`, `for (float v : values)`:
+      // the loop variable is an element of the range.
+      if (const VarDecl *Range = RangeOf.lookup(Var)) {
+        Value Element = valueOfVariable(Range);
+        Element.Same.clear();
+        Element.SavedBy.clear();
+        V.join(Element);
+      }
       if (isTensorValued(Var->getType()))
         define(Var, Var, Var->getLocation(), filterByType(V, Var->getType()));
       else if (V.Taint)
@@ -90,6 +98,8 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
         Out.Result.FromValues = V.FromValues;
         Out.Result.ValuesRead = V.ValuesRead;
       }
+      if (!Out.Result.ReadOut)
+        Out.Result.ReadOut = V.Taint;
     }
     return;
   }
@@ -234,6 +244,15 @@ bool AutogradFlowBuilder::run() {
   Schedule Plan;
   if (!schedule(*Body, Plan))
     return false;
+  forEachStmt(Body, [&](const Stmt &St) {
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(&St))
+      if (const VarDecl *Loop = For->getLoopVariable())
+        if (const auto *RangeDS =
+                dyn_cast_or_null<DeclStmt>(For->getRangeStmt()))
+          if (RangeDS->isSingleDecl())
+            if (const auto *Range = dyn_cast<VarDecl>(RangeDS->getSingleDecl()))
+              RangeOf[Loop] = Range;
+  });
 
   State Entry;
   initialState(Entry);

@@ -33,8 +33,13 @@ bool isTensorValued(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
     return isTensorType(Array->getElementType());
-  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      T->getAsCXXRecordDecl());
+  const CXXRecordDecl *Record = T->getAsCXXRecordDecl();
+  // An entry of named_parameters(): torch::OrderedDict<Key, Tensor>::Item.
+  if (Record && Record->getIdentifier() && Record->getName() == "Item")
+    if (const auto *Dict =
+            dyn_cast<ClassTemplateSpecializationDecl>(Record->getParent()))
+      Record = Dict;
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(Record);
   if (!Spec)
     return false;
   const std::string Name = Spec->getQualifiedNameAsString();
@@ -59,6 +64,9 @@ bool isTensorValued(QualType T) {
   if ((Name == "std::tuple" || Name == "std::__1::tuple") &&
       Args.size() == 1 && Args[0].getKind() == TemplateArgument::Pack)
     return AllTensorValued(Args[0].pack_elements());
+  if (Name == "torch::OrderedDict" && Args.size() == 2 &&
+      Args[1].getKind() == TemplateArgument::Type)
+    return isTensorType(Args[1].getAsType());
   if ((Name == "std::pair" || Name == "std::__1::pair") && Args.size() == 2)
     return AllTensorValued(Args.asArray());
   return false;
@@ -74,14 +82,43 @@ Value filterByType(Value V, QualType T) {
   } else {
     V.History = HistoryEvidence::None;
     V.Backpropagated = false;
+    V.RequiresGrad = false;
     V.Graph.clear();
     V.Same.clear();
     V.SavedBy.clear();
     V.Savers.clear();
     V.FromValues = nullptr;
     V.ValuesRead = nullptr;
+    V.AddedFromValues = nullptr;
+    V.AddedValuesRead = nullptr;
   }
   return V;
+}
+
+/// A value with history of its own (not only a rebuilt term inside it).
+static bool hasOwnHistory(const Value &V) {
+  return V.History != HistoryEvidence::None || V.Backpropagated ||
+         V.RequiresGrad;
+}
+
+void markAddedTerm(Value &Sum, std::initializer_list<const Value *> Terms) {
+  const Value *Rebuilt = nullptr;
+  bool Other = false;
+  for (const Value *T : Terms) {
+    if (T->FromValues && !hasOwnHistory(*T))
+      Rebuilt = T;
+    else if (hasOwnHistory(*T))
+      Other = true;
+  }
+  if (Rebuilt && Other) {
+    Sum.AddedFromValues = Rebuilt->FromValues;
+    Sum.AddedValuesRead = Rebuilt->ValuesRead;
+  }
+}
+
+bool keepsAddedTerm(const Value &Scaled, const Value &Factor) {
+  // (loss + c) * k keeps c a constant term when k has no history.
+  return !Scaled.AddedFromValues || !hasOwnHistory(Factor);
 }
 
 /// The local variable an expression names, through implicit conversions and
@@ -121,6 +158,9 @@ const Expr *memberCallObject(const CallExpr &Call) {
 /// Lowers evidence of history to "possible": the value may carry history,
 /// but nothing local shows it.
 void capEvidence(Value &V) {
+  if (V.RequiresGrad)
+    V.History = std::max(V.History, HistoryEvidence::Possible);
+  V.RequiresGrad = false;
   V.History = std::min(V.History, HistoryEvidence::Possible);
   V.Backpropagated = false;
   V.Savers.clear();
@@ -188,11 +228,16 @@ Value AutogradFlowBuilder::valueOfVariable(const VarDecl *Var) {
       const Definition &D = Defs[Id];
       V.History = std::max(V.History, D.History);
       V.Backpropagated |= D.Backpropagated;
+      V.RequiresGrad |= D.RequiresGrad;
       if (D.History != HistoryEvidence::None || D.Backpropagated)
         V.Graph.insert(Id);
       if (!V.FromValues) {
         V.FromValues = D.FromValues;
         V.ValuesRead = D.ValuesRead;
+      }
+      if (!V.AddedFromValues) {
+        V.AddedFromValues = D.AddedFromValues;
+        V.AddedValuesRead = D.AddedValuesRead;
       }
     }
     V.Freed = Facts->Freed;

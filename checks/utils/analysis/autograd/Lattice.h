@@ -169,6 +169,10 @@ struct Value {
   /// checks that ask, kept apart from History so that a tensor built from
   /// values and then backpropagated is still known to have none.
   bool Backpropagated = false;
+  /// The value is a leaf that requires grad (a parameter, a tensor made
+  /// with requires_grad): values read out of it cut the graph, operations on
+  /// it have history, but it has no graph of its own to free.
+  bool RequiresGrad = false;
   /// Local, non-leaf definitions (with history) whose graph the value reaches.
   DefSet Graph;
   /// The value is (derived from) a tensor built from values read out of a
@@ -176,6 +180,11 @@ struct Value {
   const CallExpr *FromValues = nullptr;
   /// ... whose values were read out here.
   const Expr *ValuesRead = nullptr;
+  /// The value is a sum (`loss + reg`, `loss += 0.01 * reg`) one of whose
+  /// terms is such a rebuilt tensor and another has history; kept through
+  /// operations that keep a sum a sum (sum, mean, scaling by a constant).
+  const CallExpr *AddedFromValues = nullptr;
+  const Expr *AddedValuesRead = nullptr;
   /// The value is a host value read out of a tensor with history, here.
   const Expr *Taint = nullptr;
   /// The definitions in Graph whose graph, as this value reaches it, may have
@@ -194,6 +203,7 @@ struct Value {
   void join(const Value &Other) {
     History = std::max(History, Other.History);
     Backpropagated |= Other.Backpropagated;
+    RequiresGrad |= Other.RequiresGrad;
     Graph.insertAll(Other.Graph);
     Freed.insertAll(Other.Freed);
     Same.insertAll(Other.Same);
@@ -202,6 +212,10 @@ struct Value {
     if (!FromValues) {
       FromValues = Other.FromValues;
       ValuesRead = Other.ValuesRead;
+    }
+    if (!AddedFromValues) {
+      AddedFromValues = Other.AddedFromValues;
+      AddedValuesRead = Other.AddedValuesRead;
     }
     if (!Taint)
       Taint = Other.Taint;
@@ -223,6 +237,11 @@ struct Definition {
   /// The site computes the variable from the value it gave it in an earlier
   /// execution (`h = cell(x, h)` round a loop): the graph is carried over.
   bool CarriedOver = false;
+  /// The site's value is a leaf that requires grad (Value::RequiresGrad).
+  bool RequiresGrad = false;
+  /// Value::AddedFromValues of the site's value.
+  const CallExpr *AddedFromValues = nullptr;
+  const Expr *AddedValuesRead = nullptr;
 };
 
 /// What the analysis knows about one local tensor variable on a path.

@@ -25,7 +25,8 @@ namespace {
 
 /// Evidence that a tensor requires grad where an operation uses it.
 bool requiresGrad(const Value &V) {
-  return V.History == HistoryEvidence::Evident || V.Backpropagated;
+  return V.History == HistoryEvidence::Evident || V.Backpropagated ||
+         V.RequiresGrad;
 }
 
 } // namespace
