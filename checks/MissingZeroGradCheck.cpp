@@ -207,13 +207,34 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       Loop = L;
       break;
     }
-  if (!Loop || isConditionalIn(*Step, *Loop, *Fn, Parents))
+  if (!Loop)
     return;
   // An optimizer declared inside the loop is a fresh one every iteration
   // (torch-optimizer-created-in-loop's business).
-  if (const VarDecl *Opt = objectVariable(callObject(*Step));
-      Opt && isDeclaredIn(*Opt, *Loop, SM))
+  const VarDecl *Opt = objectVariable(callObject(*Step));
+  if (Opt && isDeclaredIn(*Opt, *Loop, SM))
     return;
+  if (isConditionalIn(*Step, *Loop, *Fn, Parents)) {
+    // A step every few iterations accumulates on purpose, and the clearing
+    // may sit anywhere in the loops around it (after the step, once per
+    // epoch in an outer loop). Only a function that owns its optimizer and
+    // clears nowhere in those loops is wrong (a zero_grad() once before
+    // training included): after the first step, every backward() adds to
+    // gradients already applied.
+    const Stmt *Outermost = enclosingLoops(*Step, *Fn, Parents).back();
+    if (!Opt || isa<ParmVarDecl>(Opt) || !Opt->isLocalVarDecl() ||
+        Opt->getDeclContext() != static_cast<const DeclContext *>(Fn) ||
+        clearsGradients(*Outermost, 0) ||
+        !ReportedLoops.insert(Loop).second)
+      return;
+    diag(beginLoc(*Step),
+         "optimizer step every few iterations, but gradients are never "
+         "cleared: after the first step each backward() adds to gradients "
+         "that were already applied; call zero_grad() on the optimizer after "
+         "each step()");
+    diag(beginLoc(*Backward), "gradients accumulate here", DiagnosticIDs::Note);
+    return;
+  }
   if (clearsGradients(*Loop, 0) || !ReportedLoops.insert(Loop).second)
     return;
 
