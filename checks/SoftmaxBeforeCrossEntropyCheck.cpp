@@ -60,6 +60,74 @@ llvm::SmallVector<const Expr *, 2> forwardReturns(const CallExpr &Forward) {
 Origin agreedOrigin(llvm::ArrayRef<const Expr *> Values,
                     BoundaryAnalysis &Locals, unsigned Depth);
 
+/// The Impl class of a module type: `torch::nn::Softmax` (a holder) or
+/// `torch::nn::SoftmaxImpl`.
+const CXXRecordDecl *implOf(QualType T) {
+  const CXXRecordDecl *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
+  for (int Depth = 0; RD && Depth < 4; ++Depth) {
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+        Spec && isModuleHolder(*Spec) && Spec->getTemplateArgs().size() == 1)
+      return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    if (RD->getNumBases() != 1)
+      return RD;
+    const CXXRecordDecl *Base =
+        RD->bases_begin()->getType()->getAsCXXRecordDecl();
+    if (!Base || !isModuleHolder(*Base))
+      return RD;
+    RD = Base;
+  }
+  return RD;
+}
+
+/// What LibTorch's layer \p Impl outputs: Softmax probabilities, LogSoftmax
+/// log-probabilities, Linear raw scores.
+Scores scoresOfLayer(const CXXRecordDecl *Impl) {
+  const auto *NS = Impl ? dyn_cast<NamespaceDecl>(Impl->getDeclContext())
+                        : nullptr;
+  if (!Impl || !Impl->getIdentifier() || !NS ||
+      NS->getQualifiedNameAsString() != "torch::nn")
+    return Scores::Unknown;
+  if (Impl->getName() == "SoftmaxImpl")
+    return Scores::Probabilities;
+  if (Impl->getName() == "LogSoftmaxImpl")
+    return Scores::LogProbabilities;
+  if (isAffineModuleClass(Impl))
+    return Scores::Logits;
+  return Scores::Unknown;
+}
+
+/// For the forward of a torch::nn::Sequential declared with its layers
+/// (`torch::nn::Sequential net(torch::nn::Linear(4, 3),
+/// torch::nn::Softmax(1));`, a variable or a member initialised in place):
+/// what its last layer outputs.
+Scores scoresOfSequential(const CallExpr &Forward) {
+  const CXXRecordDecl *Impl = forwardModuleClass(Forward);
+  if (!Impl || !Impl->getIdentifier() || Impl->getName() != "SequentialImpl")
+    return Scores::Unknown;
+  const Expr *Object = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Forward))
+    Object = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    Object = Member->getImplicitObjectArgument();
+  const ValueDecl *Entity = moduleObjectEntity(Object);
+  const Expr *Init = nullptr;
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity))
+    Init = Var->getInit();
+  else if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity))
+    Init = Field->getInClassInitializer();
+  const CXXConstructExpr *Construct = nullptr;
+  forEachStmt(Init, [&](const Stmt &S) {
+    if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
+        C && !Construct && C->getNumArgs() > 0 &&
+        implOf(C->getType()) == Impl)
+      Construct = C;
+  });
+  if (!Construct)
+    return Scores::Unknown;
+  const Expr *Last = Construct->getArg(Construct->getNumArgs() - 1);
+  return scoresOfLayer(implOf(stripImplicit(Last)->getType()));
+}
+
 /// What \p E is: softmax or log_softmax output, raw scores of a linear layer,
 /// or unknown; through local variables with one definition, views, and the
 /// return values of a user module's forward.
@@ -101,6 +169,13 @@ Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
   }
   if (isAffineModuleClass(forwardModuleClass(*Call)))
     return {Scores::Logits, E, true};
+  // torch::nn::Softmax / LogSoftmax as modules, and a Sequential whose last
+  // layer is one of them.
+  if (Scores Layer = scoresOfLayer(forwardModuleClass(*Call));
+      Layer != Scores::Unknown)
+    return {Layer, E, false};
+  if (Scores Last = scoresOfSequential(*Call); Last != Scores::Unknown)
+    return {Last, E, false};
   // A user module: what every return of its forward is.
   return agreedOrigin(forwardReturns(*Call), Locals, Depth);
 }

@@ -186,10 +186,6 @@ const ClassTemplateDecl *templateOf(const CXXRecordDecl &RD) {
   return nullptr;
 }
 
-bool isModuleHolder(const CXXRecordDecl &RD) {
-  const ClassTemplateDecl *T = templateOf(RD);
-  return T && T->getQualifiedNameAsString() == "torch::nn::ModuleHolder";
-}
 
 bool isLossImpl(const CXXRecordDecl &RD) {
   if (!RD.getIdentifier() || !RD.getName().ends_with("LossImpl"))
@@ -228,6 +224,11 @@ bool calleeIs(const CallExpr &Call, StringRef QualifiedName) {
 }
 
 } // namespace
+
+bool isModuleHolder(const CXXRecordDecl &RD) {
+  const ClassTemplateDecl *T = templateOf(RD);
+  return T && T->getQualifiedNameAsString() == "torch::nn::ModuleHolder";
+}
 
 bool isModuleClass(const CXXRecordDecl *RD) {
   return anyClassInHierarchy(RD, [](const CXXRecordDecl &C) {

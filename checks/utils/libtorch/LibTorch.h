@@ -94,6 +94,10 @@ bool isEmptyOptional(const Expr *E);
 /// torch::nn::ModuleHolder<...> specialisation, or is torch::jit::Module.
 bool isModuleClass(const CXXRecordDecl *RD);
 
+/// True if \p RD is a specialization of torch::nn::ModuleHolder (what
+/// TORCH_MODULE(Name) derives `Name` from).
+bool isModuleHolder(const CXXRecordDecl &RD);
+
 /// True if \p RD is a LibTorch loss module: torch::nn::<Name>LossImpl or a
 /// ModuleHolder of one (torch::nn::CrossEntropyLoss, MSELoss, NLLLoss, ...).
 bool isLossModuleClass(const CXXRecordDecl *RD);

@@ -513,6 +513,20 @@ public:
 };
 TORCH_MODULE(Conv2d);
 
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
+public:
+  explicit SoftmaxImpl(int64_t dim = 1) {}
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(Softmax);
+
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
+public:
+  explicit LogSoftmaxImpl(int64_t dim = 1) {}
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(LogSoftmax);
+
 class SequentialImpl : public Cloneable<SequentialImpl> {
 public:
   template <typename... M> SequentialImpl(M &&...) {}

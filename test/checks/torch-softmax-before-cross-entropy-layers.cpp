@@ -1,0 +1,55 @@
+// Softmax and LogSoftmax as layers: on their own, or as the last layer of a
+// torch::nn::Sequential declared with its layers.
+// RUN: %check_torch_tidy %s torch-softmax-before-cross-entropy %t -- -- -isystem %mock_torch
+
+#include <torch/torch.h>
+
+// --- Positive ------------------------------------------------------------------
+
+void sequentialSoftmax(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net(torch::nn::Linear(4, 3), torch::nn::Softmax(1));
+  auto out = net->forward(x);
+  auto loss = torch::nn::functional::cross_entropy(out, y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-3]]:14: note: softmax applied here
+  loss.backward();
+}
+
+void softmaxLayer(torch::nn::Linear fc, torch::Tensor x, torch::Tensor y) {
+  torch::nn::Softmax softmax(1);
+  torch::nn::CrossEntropyLoss criterion;
+  auto loss = criterion(softmax(fc(x)), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: note: softmax applied here
+  loss.backward();
+}
+
+// Log-probabilities into cross_entropy: log_softmax twice.
+struct Classifier : torch::nn::Module {
+  torch::nn::Sequential head{torch::nn::Linear(4, 3), torch::nn::LogSoftmax(1)};
+  torch::Tensor forward(torch::Tensor x) { return head->forward(x); }
+};
+void memberSequential(Classifier &model, torch::Tensor x, torch::Tensor y) {
+  auto loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applies log_softmax itself, so the log_softmax before it is redundant; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-5]]:51: note: log_softmax applied here
+  loss.backward();
+}
+
+// --- Negative twins ---------------------------------------------------------------
+
+void sequentialLogits(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net(torch::nn::Linear(4, 3), torch::nn::Linear(3, 3));
+  torch::nn::functional::cross_entropy(net->forward(x), y).backward();
+}
+
+void sequentialLogSoftmaxNll(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net(torch::nn::Linear(4, 3), torch::nn::LogSoftmax(1));
+  torch::nn::functional::nll_loss(net->forward(x), y).backward();
+}
+
+// A Sequential whose layers are not visible here.
+void sequentialParameter(torch::nn::Sequential net, torch::Tensor x,
+                         torch::Tensor y) {
+  torch::nn::functional::cross_entropy(net->forward(x), y).backward();
+}
