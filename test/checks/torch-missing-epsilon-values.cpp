@@ -212,3 +212,18 @@ torch::Tensor cosine_clamped(const torch::Tensor &a, const torch::Tensor &b) {
 torch::Tensor not_normalised(const torch::Tensor &a, const torch::Tensor &b) {
   return torch::acos(torch::linear(a, b)) + torch::acos(torch::mm(a, b.t()));
 }
+
+// A square written out twice: `(x - m) * (x - m)` is a square like `d * d`.
+torch::Tensor standardizeWrittenTwice(const torch::Tensor &x) {
+  auto m = x.mean(0);
+  auto var = ((x - m) * (x - m)).mean(0);
+  return (x - m) / torch::sqrt(var);
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: sqrt of a value that nothing keeps away from 0
+}
+
+// Two draws are two values, not a square: nothing is known about their
+// product.
+torch::Tensor twoDraws() {
+  auto p = (torch::rand({3}) - 0.5) * (torch::rand({3}) - 0.5);
+  return torch::sqrt(p.mean(0));
+}

@@ -110,10 +110,50 @@ ReachResult combine(const ReachResult &A, const ReachResult &B) {
   return ValueRange::join(A, B);
 }
 
+/// True if \p E computes the same value each time it is evaluated: variables,
+/// literals, arithmetic and LibTorch's differentiable operations (no
+/// factory, no random numbers, no assignment, no user function).
+bool isRepeatable(const Expr *E) {
+  bool Repeatable = true;
+  forEachStmt(E, [&](const Stmt &S) {
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+      if (Op ? Op->isAssignmentOp() : !isDifferentiableCall(*Call))
+        Repeatable = false;
+    } else if (isa<BinaryOperator>(S) && cast<BinaryOperator>(S).isAssignmentOp()) {
+      Repeatable = false;
+    } else if (const auto *U = dyn_cast<UnaryOperator>(&S);
+               U && U->isIncrementDecrementOp()) {
+      Repeatable = false;
+    }
+  });
+  return Repeatable;
+}
+
+/// The same variable, or (`(x - m) * (x - m)`) the same expression written
+/// twice whose value cannot differ between the two evaluations.
 bool sameVariable(const Expr *A, const Expr *B) {
-  const auto *DA = dyn_cast<DeclRefExpr>(stripImplicit(A));
-  const auto *DB = dyn_cast<DeclRefExpr>(stripImplicit(B));
-  return DA && DB && DA->getDecl() == DB->getDecl();
+  A = stripImplicit(A);
+  B = stripImplicit(B);
+  if (!A || !B)
+    return false;
+  const auto *DA = dyn_cast<DeclRefExpr>(A);
+  const auto *DB = dyn_cast<DeclRefExpr>(B);
+  if (DA || DB)
+    return DA && DB && DA->getDecl() == DB->getDecl();
+  if (A->getStmtClass() != B->getStmtClass())
+    return false;
+  const ASTContext *Ctx = nullptr;
+  forEachStmt(A, [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S); Ref && !Ctx)
+      Ctx = &Ref->getDecl()->getASTContext();
+  });
+  if (!Ctx)
+    return false;
+  llvm::FoldingSetNodeID IA, IB;
+  A->Profile(IA, *Ctx, /*Canonical=*/true);
+  B->Profile(IB, *Ctx, /*Canonical=*/true);
+  return IA == IB && isRepeatable(A);
 }
 
 bool refersTo(const Expr *E, const VarDecl *VD) {
