@@ -126,3 +126,23 @@ void plainLeaf(torch::nn::Linear fc, torch::Tensor x) {
   auto loss = fc(x).sum() + torch::tensor(s);
   loss.backward();
 }
+
+// A lambda that returns a value it read out of a layer's output.
+void lambdaValue(torch::nn::Linear critic, torch::Tensor x) {
+  auto value_of = [&](torch::Tensor s) { return critic(s).item<float>(); };
+  auto v = torch::tensor(value_of(x));
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: torch::tensor builds a tensor without autograd history
+  // CHECK-MESSAGES: :[[@LINE-2]]:26: note: values read out of a tensor with autograd history here
+  auto loss = (v - 1.0).pow(2);
+  loss.backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the new tensor is backpropagated here, with no other autograd history
+}
+
+// A lambda that returns a value read out of what it was handed: the caller's
+// tensor has no history here.
+void lambdaOfInput(torch::Tensor x, torch::nn::Linear fc) {
+  auto mean_of = [](torch::Tensor t) { return t.mean().item<float>(); };
+  auto m = torch::tensor(mean_of(x.detach()));
+  auto loss = fc(x).sum() * m;
+  loss.backward();
+}

@@ -35,6 +35,8 @@ struct TranslationUnitState {
   llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>> Calls;
   /// Summaries of functions of other translation units, as FunctionSummary.
   llvm::DenseMap<Key, std::unique_ptr<FunctionSummary>> External;
+  /// lambdaReadOut per lambda call operator (null while being computed).
+  llvm::DenseMap<Key, std::optional<const Expr *>> LambdaReadOuts;
 };
 
 TranslationUnitState &state() {
@@ -264,6 +266,32 @@ void FunctionSummary::forgetTranslationUnit() {
   State.IndexedContext = nullptr;
   State.Calls.clear();
   State.External.clear();
+  State.LambdaReadOuts.clear();
+}
+
+const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx) {
+  const auto *M = dyn_cast_or_null<CXXMethodDecl>(calledBody(Call, Ctx));
+  if (!M || !M->getParent()->isLambda() || isTensorType(M->getReturnType()))
+    return nullptr;
+  TranslationUnitState &State = state();
+  auto [It, Inserted] = State.LambdaReadOuts.try_emplace(Key(&Ctx, M));
+  if (!Inserted)
+    return It->second.value_or(nullptr);
+  if (State.Depth >= MaxSummaryDepth) {
+    State.LambdaReadOuts.erase(It);
+    return nullptr;
+  }
+  ++State.Depth;
+  const Expr *Read = nullptr;
+  if (std::unique_ptr<AutogradFlow> Flow =
+          AutogradFlow::analyze(*M, Ctx, AutogradFlow::Mode::Callee))
+    if (const auto *ReadCall = dyn_cast_or_null<CallExpr>(Flow->resultReadOut()))
+      if (const Expr *Object = callObject(*ReadCall);
+          Object && Flow->historyOf(*Object) == HistoryEvidence::Evident)
+        Read = ReadCall;
+  --State.Depth;
+  State.LambdaReadOuts[Key(&Ctx, M)] = Read;
+  return Read;
 }
 
 namespace {

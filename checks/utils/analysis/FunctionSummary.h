@@ -92,6 +92,12 @@ struct FunctionSummary {
 /// one another translation unit wrote (ProjectSummaries); null otherwise.
 const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx);
 
+/// For a call of a lambda of the user's code (directly, or through a
+/// variable or member holding one) that returns a host value read out of
+/// history it made itself (`[&](auto s) { return critic(s).item<float>(); }`):
+/// the read; null otherwise.
+const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx);
+
 /// A call of a function, and the function whose body holds it (for a call
 /// in a lambda, the function around the lambda).
 struct CallSite {

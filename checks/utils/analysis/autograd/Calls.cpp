@@ -281,8 +281,15 @@ std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
   // The callee's summary: its own, or the one another translation unit
   // wrote for it (ProjectSummaries).
   const FunctionSummary *Summary = summaryAt(Call, Ctx);
-  if (!Summary)
+  if (!Summary) {
+    // A lambda that returns a value it read out: the call is the read.
+    if (lambdaReadOut(Call, Ctx)) {
+      Value V;
+      V.Taint = &Call;
+      return V;
+    }
     return std::nullopt;
+  }
   // What the callee returns, from its summary: history it creates itself
   // (a forward or a loss inside it) unless this call runs under a guard;
   // none when it returns a detached, read-out or fresh tensor. When it may
