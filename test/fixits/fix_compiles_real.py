@@ -14,7 +14,10 @@ also if a listed one does (so that the list stays true). Their fixed files are c
 against the mock by the lit tests themselves (check_torch_tidy.py).
 
 The LibTorch headers are parsed once, into a precompiled header built with --clangxx
-(the same clang version as torch-tidy), so each input costs a few seconds.
+(the same clang version as torch-tidy), so each input costs a few seconds. Whether an
+input compiles is first seen in torch-tidy's own parse (same clang, same flags); the
+compiler is asked only about the inputs where torch-tidy reported an error, to tell a
+mock-only input from a torch-tidy failure (this halves the part's time).
 
   fix_compiles_real.py --torch-tidy build/bin/torch-tidy --clangxx clang++-19 \\
       --include /usr/include/torch/csrc/api/include --mock-only test/fixits/mock-only.txt \\
@@ -56,9 +59,6 @@ def read_mock_only(path):
 def check_input(src, args, flags):
     """Returns (status, detail); status is 'fixed', 'clean', 'mock-only' or 'FAIL'."""
     name = os.path.relpath(src, args.root)
-    code, out = run([args.clangxx, "-fsyntax-only"] + flags + [src])
-    if code != 0:
-        return "mock-only", out.splitlines()[0] if out else "does not compile"
     work = os.path.join(args.work, name.replace(os.sep, "_"))
     shutil.copyfile(src, work)
     # Only the input itself is fixed (whatever a .clang-tidy file around it says).
@@ -67,9 +67,15 @@ def check_input(src, args, flags):
     if code < 0 or any(m in out for m in CRASH_MARKERS):
         return "FAIL", "torch-tidy crashed (exit %d):\n%s" % (code, out)
     if "error:" in out:
+        # torch-tidy parses with the same clang and flags as the compiler, so an
+        # input that does not compile shows here first; the compiler decides
+        # (only for these few inputs) whether the input or torch-tidy is wrong.
+        code, compiled = run([args.clangxx, "-fsyntax-only"] + flags + [src])
+        if code != 0:
+            return "mock-only", compiled.splitlines()[0] if compiled else "does not compile"
         return "FAIL", "torch-tidy reported an error:\n%s" % out
     if filecmp.cmp(src, work, shallow=False):
-        return "clean", ""  # Unchanged: it compiled above, and --fix is a no-op.
+        return "clean", ""  # Unchanged: it parsed without error, and --fix is a no-op.
     code, out = run([args.clangxx, "-fsyntax-only"] + flags + [work])
     if code != 0:
         return "FAIL", "the fixed file does not compile:\n%s" % out
