@@ -47,12 +47,37 @@ bool isPerIterationVariable(const VarDecl &VD, const Stmt &Loop,
                           SM.getExpansionLoc(endLoc(*Body)));
 }
 
+/// The accumulator itself, or for an element (`logs["loss"]`,
+/// `totals[epoch]`, `meters.at(name)`, an element of a tensor) the container
+/// it lives in.
+const Expr &accumulatorBase(const Expr &Acc) {
+  const Expr *E = &Acc;
+  for (int Depth = 0; Depth < 4; ++Depth) {
+    const Expr *Inner = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Inner);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+      E = Op->getArg(0);
+      continue;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Inner)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      if (M && M->getIdentifier() && M->getName() == "at" &&
+          Member->getNumArgs() == 1) {
+        E = Member->getImplicitObjectArgument();
+        continue;
+      }
+    }
+    break;
+  }
+  return *E;
+}
+
 /// True if the accumulator \p Acc survives from one iteration of \p Loop to
 /// the next: a global or static, a parameter, a member of `this`, or a local
 /// (or a member of a local) declared outside the loop.
 bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
                        const SourceManager &SM) {
-  const Expr *E = Acc.IgnoreParenImpCasts();
+  const Expr *E = accumulatorBase(Acc).IgnoreParenImpCasts();
   while (const auto *Member = dyn_cast<MemberExpr>(E)) {
     const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
     if (isa<CXXThisExpr>(Base))
@@ -224,16 +249,16 @@ void LossAccumulatedWithoutItemCheck::check(
       !Parents.isOwnCode(*Accumulation, *Fn))
     return;
 
-  const ValueDecl *AccEntity = namedEntity(*Acc);
+  const ValueDecl *AccEntity = namedEntity(accumulatorBase(*Acc));
   if (!AccEntity)
     return;
   if (const auto *Sum = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("sum")) {
     // acc = acc + value: the other operand is what is accumulated.
     const Expr *Lhs = Sum->getArg(0);
     const Expr *Rhs = Sum->getArg(1);
-    if (namedEntity(*Lhs) == AccEntity)
+    if (namedEntity(accumulatorBase(*Lhs)) == AccEntity)
       Value = Rhs;
-    else if (namedEntity(*Rhs) == AccEntity)
+    else if (namedEntity(accumulatorBase(*Rhs)) == AccEntity)
       Value = Lhs;
     else
       return;
