@@ -18,7 +18,8 @@ namespace {
 /// How a call is written, for messages: `mul_`, `at::relu_`, `+=`, `*`, and
 /// for a layer's forward the layer as written (`cell`, `model->conv1`).
 std::string spelling(const Expr &E, const ASTContext &Ctx) {
-  if (const auto *Call = dyn_cast<CallExpr>(&E); Call && isModuleForwardCall(*Call)) {
+  if (const auto *Call = dyn_cast<CallExpr>(&E);
+      Call && isModuleForwardCall(*Call)) {
     const Expr *Module = nullptr;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
       Module = Op->getNumArgs() ? Op->getArg(0) : nullptr;

@@ -224,8 +224,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *Outermost = enclosingLoops(*Step, *Fn, Parents).back();
     if (!Opt || isa<ParmVarDecl>(Opt) || !Opt->isLocalVarDecl() ||
         Opt->getDeclContext() != static_cast<const DeclContext *>(Fn) ||
-        clearsGradients(*Outermost, 0) ||
-        !ReportedLoops.insert(Loop).second)
+        clearsGradients(*Outermost, 0) || !ReportedLoops.insert(Loop).second)
       return;
     diag(beginLoc(*Step),
          "optimizer step every few iterations, but gradients are never "

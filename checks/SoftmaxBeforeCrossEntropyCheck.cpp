@@ -82,8 +82,8 @@ const CXXRecordDecl *implOf(QualType T) {
 /// What LibTorch's layer \p Impl outputs: Softmax probabilities, LogSoftmax
 /// log-probabilities, Linear raw scores.
 Scores scoresOfLayer(const CXXRecordDecl *Impl) {
-  const auto *NS = Impl ? dyn_cast<NamespaceDecl>(Impl->getDeclContext())
-                        : nullptr;
+  const auto *NS =
+      Impl ? dyn_cast<NamespaceDecl>(Impl->getDeclContext()) : nullptr;
   if (!Impl || !Impl->getIdentifier() || !NS ||
       NS->getQualifiedNameAsString() != "torch::nn")
     return Scores::Unknown;
@@ -118,8 +118,7 @@ Scores scoresOfSequential(const CallExpr &Forward) {
   const CXXConstructExpr *Construct = nullptr;
   forEachStmt(Init, [&](const Stmt &S) {
     if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
-        C && !Construct && C->getNumArgs() > 0 &&
-        implOf(C->getType()) == Impl)
+        C && !Construct && C->getNumArgs() > 0 && implOf(C->getType()) == Impl)
       Construct = C;
   });
   if (!Construct)

@@ -120,7 +120,8 @@ bool isRepeatable(const Expr *E) {
       const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
       if (Op ? Op->isAssignmentOp() : !isDifferentiableCall(*Call))
         Repeatable = false;
-    } else if (isa<BinaryOperator>(S) && cast<BinaryOperator>(S).isAssignmentOp()) {
+    } else if (isa<BinaryOperator>(S) &&
+               cast<BinaryOperator>(S).isAssignmentOp()) {
       Repeatable = false;
     } else if (const auto *U = dyn_cast<UnaryOperator>(&S);
                U && U->isIncrementDecrementOp()) {

@@ -285,7 +285,8 @@ const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx) {
   const Expr *Read = nullptr;
   if (std::unique_ptr<AutogradFlow> Flow =
           AutogradFlow::analyze(*M, Ctx, AutogradFlow::Mode::Callee))
-    if (const auto *ReadCall = dyn_cast_or_null<CallExpr>(Flow->resultReadOut()))
+    if (const auto *ReadCall =
+            dyn_cast_or_null<CallExpr>(Flow->resultReadOut()))
       if (const Expr *Object = callObject(*ReadCall);
           Object && Flow->historyOf(*Object) == HistoryEvidence::Evident)
         Read = ReadCall;

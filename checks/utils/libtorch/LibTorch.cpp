@@ -186,7 +186,6 @@ const ClassTemplateDecl *templateOf(const CXXRecordDecl &RD) {
   return nullptr;
 }
 
-
 bool isLossImpl(const CXXRecordDecl &RD) {
   if (!RD.getIdentifier() || !RD.getName().ends_with("LossImpl"))
     return false;

@@ -230,8 +230,7 @@ private:
                        Value &Result);
   /// Keeps or marks Value::AddedFromValues through a sum, a scaling or a
   /// reduction; clears it through anything else.
-  void trackAddedTerm(const CallExpr &Call, const CallOperands &Ops,
-                      Value &V);
+  void trackAddedTerm(const CallExpr &Call, const CallOperands &Ops, Value &V);
   void recordSaving(const CallExpr &Call, const Value &ObjectValue,
                     llvm::ArrayRef<Value> Args, Value &Result);
   /// A forward of a layer with weights (moduleSavesInput) saves its tensor

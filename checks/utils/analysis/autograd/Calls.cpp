@@ -37,9 +37,8 @@ bool setsRequiresGrad(const CallExpr &Call) {
     return true;
   bool Value = false;
   const Expr *Arg = Call.getArg(0);
-  return !Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(
-                                         Value, M->getASTContext()) &&
-         Value;
+  return !Arg->isValueDependent() &&
+         Arg->EvaluateAsBooleanCondition(Value, M->getASTContext()) && Value;
 }
 
 /// A factory call whose options ask for a tensor that requires grad:
@@ -58,8 +57,9 @@ bool requestsGrad(const CallExpr &Call) {
         if (!isa<CXXDefaultArgExpr>(A))
           Flag = A;
       bool Value = true;
-      if (Flag && (Flag->isValueDependent() ||
-                   !Flag->EvaluateAsBooleanCondition(Value, F->getASTContext())))
+      if (Flag &&
+          (Flag->isValueDependent() ||
+           !Flag->EvaluateAsBooleanCondition(Value, F->getASTContext())))
         return;
       Requests |= Value;
     });
@@ -341,9 +341,9 @@ Value AutogradFlowBuilder::visitOperation(const CallExpr &Call,
   if (V.RequiresGrad) {
     V.RequiresGrad = false;
     if (!underNoGradGuard(Call))
-      V.History = std::max(V.History, keepsEvidence(Call)
-                                          ? HistoryEvidence::Evident
-                                          : HistoryEvidence::Possible);
+      V.History =
+          std::max(V.History, keepsEvidence(Call) ? HistoryEvidence::Evident
+                                                  : HistoryEvidence::Possible);
   }
   if (!keepsEvidence(Call))
     capEvidence(V);

@@ -61,8 +61,8 @@ bool isTensorValued(QualType T) {
   if ((Name == "c10::optional" || Name == "std::optional") &&
       Args.size() == 1 && Args[0].getKind() == TemplateArgument::Type)
     return isTensorValued(Args[0].getAsType());
-  if ((Name == "std::tuple" || Name == "std::__1::tuple") &&
-      Args.size() == 1 && Args[0].getKind() == TemplateArgument::Pack)
+  if ((Name == "std::tuple" || Name == "std::__1::tuple") && Args.size() == 1 &&
+      Args[0].getKind() == TemplateArgument::Pack)
     return AllTensorValued(Args[0].pack_elements());
   if (Name == "torch::OrderedDict" && Args.size() == 2 &&
       Args[1].getKind() == TemplateArgument::Type)
@@ -282,8 +282,8 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
     // `auto [out, h] = gru->forward(x, h0);`: a binding is an element of
     // the decomposed tuple.
     if (const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl()))
-      return filterByType(
-          valueOfVariable(dyn_cast_or_null<VarDecl>(Binding->getDecomposedDecl())),
+      return filterByType(valueOfVariable(dyn_cast_or_null<VarDecl>(
+                              Binding->getDecomposedDecl())),
                           Ref->getType());
     return valueOfVariable(dyn_cast<VarDecl>(Ref->getDecl()));
   }

@@ -139,8 +139,7 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   if (Reporting && Root.AddedFromValues &&
       Reported.insert(Root.AddedFromValues).second)
     Out.BrokenGraphs.push_back({Root.AddedFromValues, Root.AddedValuesRead,
-                                &Call,
-                                AutogradFlow::GradientUse::AddedToLoss});
+                                &Call, AutogradFlow::GradientUse::AddedToLoss});
 
   // The pass needs what the savers of its graph saved; once it ran without
   // retaining the graph, those tensors are free to change.
