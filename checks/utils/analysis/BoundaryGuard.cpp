@@ -133,28 +133,8 @@ bool isRepeatable(const Expr *E) {
 
 /// The same variable, or (`(x - m) * (x - m)`) the same expression written
 /// twice whose value cannot differ between the two evaluations.
-bool sameVariable(const Expr *A, const Expr *B) {
-  A = stripImplicit(A);
-  B = stripImplicit(B);
-  if (!A || !B)
-    return false;
-  const auto *DA = dyn_cast<DeclRefExpr>(A);
-  const auto *DB = dyn_cast<DeclRefExpr>(B);
-  if (DA || DB)
-    return DA && DB && DA->getDecl() == DB->getDecl();
-  if (A->getStmtClass() != B->getStmtClass())
-    return false;
-  const ASTContext *Ctx = nullptr;
-  forEachStmt(A, [&](const Stmt &S) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S); Ref && !Ctx)
-      Ctx = &Ref->getDecl()->getASTContext();
-  });
-  if (!Ctx)
-    return false;
-  llvm::FoldingSetNodeID IA, IB;
-  A->Profile(IA, *Ctx, /*Canonical=*/true);
-  B->Profile(IB, *Ctx, /*Canonical=*/true);
-  return IA == IB && isRepeatable(A);
+bool sameVariable(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  return sameExpression(A, B, Ctx) && isRepeatable(stripImplicit(A));
 }
 
 bool refersTo(const Expr *E, const VarDecl *VD) {
@@ -564,7 +544,7 @@ ReachResult BoundaryAnalysis::zeroArithmetic(BinaryOperatorKind Op,
     return ValueRange::oneMinus(zero(RHS, Depth + 1));
   }
   case BO_Mul:
-    if (sameVariable(LHS, RHS))
+    if (sameVariable(LHS, RHS, Ctx))
       return magnitude(LHS, Depth + 1);
     return ValueRange::multiply(zero(LHS, Depth + 1), zero(RHS, Depth + 1));
   case BO_Div: {
@@ -724,7 +704,7 @@ bool BoundaryAnalysis::reachesOne(const Expr *E, unsigned Depth) {
   if (!E || Depth > MaxDepth || !takeStep())
     return false;
   if (std::optional<Arithmetic> A = asArithmetic(E))
-    return A->Op == BO_Mul && sameVariable(A->LHS, A->RHS) &&
+    return A->Op == BO_Mul && sameVariable(A->LHS, A->RHS, Ctx) &&
            reachesUnit(A->LHS, Depth + 1);
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     if (C->is(op::SaturatesAtOne))

@@ -74,18 +74,7 @@ bool exits(const Stmt *S) {
 } // namespace
 
 bool PathGuards::sameValue(const Expr *A, const Expr *B) const {
-  A = stripImplicit(A);
-  B = stripImplicit(B);
-  if (!A || !B)
-    return false;
-  const auto *DA = dyn_cast<DeclRefExpr>(A);
-  const auto *DB = dyn_cast<DeclRefExpr>(B);
-  if (DA || DB)
-    return DA && DB && DA->getDecl() == DB->getDecl();
-  llvm::FoldingSetNodeID IA, IB;
-  A->Profile(IA, Ctx, /*Canonical=*/true);
-  B->Profile(IB, Ctx, /*Canonical=*/true);
-  return IA == IB;
+  return sameExpression(A, B, Ctx);
 }
 
 bool PathGuards::testsValue(const Expr *T, const Expr *Value,

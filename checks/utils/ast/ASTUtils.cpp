@@ -171,6 +171,21 @@ bool isContainerInsertion(const CXXMemberCallExpr &Call) {
   return SM.isInSystemHeader(SM.getExpansionLoc(Class->getLocation()));
 }
 
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  A = stripImplicit(A);
+  B = stripImplicit(B);
+  if (!A || !B)
+    return false;
+  const auto *DA = dyn_cast<DeclRefExpr>(A);
+  const auto *DB = dyn_cast<DeclRefExpr>(B);
+  if (DA || DB)
+    return DA && DB && DA->getDecl() == DB->getDecl();
+  llvm::FoldingSetNodeID IA, IB;
+  A->Profile(IA, Ctx, /*Canonical=*/true);
+  B->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
 const VarDecl *storedVariableOf(const Expr *LHS) {
   for (int Depth = 0; LHS && Depth < 8; ++Depth) {
     LHS = LHS->IgnoreParenImpCasts();

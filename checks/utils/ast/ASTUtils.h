@@ -41,6 +41,11 @@ inline SourceLocation endLoc(const Stmt &S) { return S.getEndLoc(); }
 /// (`c10::Scalar(1e-8)` is `1e-8`). For reading values (constants, names).
 const Expr *stripImplicit(const Expr *E);
 
+/// True if \p A and \p B are the same variable, or (neither naming a
+/// variable) the same expression written twice: structurally identical,
+/// through implicit nodes.
+bool sameExpression(const Expr *A, const Expr *B, const ASTContext &Ctx);
+
 /// An argument as written: implicit casts, temporaries, parentheses, and a
 /// converting construction with one written argument (an optional built from
 /// a bool, a vector from a braced list). For reading a call's flags.

@@ -82,6 +82,18 @@ void AutogradFlowBuilder::define(const VarDecl *Var, const void *Site,
     S->Saved.insert(Id, Saver);
 }
 
+void AutogradFlowBuilder::writeInto(const VarDecl *Base, const Expr &Write,
+                                    Value Written) {
+  Value Old = valueOfVariable(Base);
+  Written.Taint = nullptr;
+  Written.FromValues = nullptr;
+  Written.ValuesRead = nullptr;
+  Written.join(Old);
+  Written.Same = Old.Same;
+  Written.SavedBy = Old.SavedBy;
+  define(Base, &Write, beginLoc(Write), Written);
+}
+
 const VarDecl *autograd::storedTensorOf(const Expr *LHS) {
   for (int Depth = 0; LHS && Depth < 8; ++Depth) {
     LHS = LHS->IgnoreImplicit()->IgnoreParens();
@@ -179,15 +191,7 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
   // stays the same tensor.
   if (const VarDecl *Base = storedTensorOf(&LHS);
       Base && isLocal(Base) && isTensorValued(Base->getType())) {
-    Value Old = valueOfVariable(Base);
-    Value New = filterByType(R, Base->getType());
-    New.Taint = nullptr;
-    New.FromValues = nullptr;
-    New.ValuesRead = nullptr;
-    New.join(Old);
-    New.Same = Old.Same;
-    New.SavedBy = Old.SavedBy;
-    define(Base, &Site, beginLoc(Site), New);
+    writeInto(Base, Site, filterByType(R, Base->getType()));
   }
   const VarDecl *Stored = storedVariableOf(&LHS);
   if (R.Taint && isLocal(Stored) && !isTensorValued(Stored->getType()))

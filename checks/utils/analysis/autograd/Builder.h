@@ -185,6 +185,10 @@ private:
               const Value &V);
   Value assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
                bool Compound);
+  /// An element store or an in-place write into the local \p Base (`buf[t]
+  /// = x`, `out.index_put_(...)`): it now also holds \p Written's graph and
+  /// savers, and stays the same tensor.
+  void writeInto(const VarDecl *Base, const Expr &Write, Value Written);
   /// vec.push_back(x), vec.emplace_back(...), ...: true if \p Call fills a
   /// container (its value is then empty).
   bool visitContainerInsertion(const CallExpr &Call, const CallOperands &Ops);

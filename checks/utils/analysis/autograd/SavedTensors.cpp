@@ -118,16 +118,8 @@ void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
       if (Target != Object)
         Written.join(ObjectValue);
       if (Written.History != HistoryEvidence::None || !Written.Graph.empty() ||
-          !Written.Savers.empty()) {
-        Value Old = valueOfVariable(Base);
-        Written.Taint = nullptr;
-        Written.FromValues = nullptr;
-        Written.ValuesRead = nullptr;
-        Written.join(Old);
-        Written.Same = Old.Same;
-        Written.SavedBy = Old.SavedBy;
-        define(Base, &Call, beginLoc(Call), Written);
-      }
+          !Written.Savers.empty())
+        writeInto(Base, Call, Written);
     }
   } else if (isViewOf(Call, Object)) {
     // A view (`x.select(0, t)`, `x.index({Slice(), 0})`) is the same tensor.
