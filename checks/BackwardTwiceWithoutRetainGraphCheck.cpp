@@ -80,6 +80,36 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
     const StringRef Shared = P.Shared ? P.Shared->getName() : "the loss";
     const bool FirstIsGrad = isAutogradGradCall(*P.First);
 
+    if (P.StateMember) {
+      // A state an object keeps in a member between calls of its method.
+      const std::string Member =
+          P.StateMember->getParent()->getName().str() +
+          "::" + P.StateMember->getName().str();
+      if (P.First == P.Failing)
+        diag(beginLoc(*P.Failing),
+             "backward pass in a loop reaches the graph of '%0' that '%1' "
+             "keeps from the previous iteration, which that iteration's "
+             "backward pass freed; detach '%2' between iterations, or pass "
+             "retain_graph=true")
+            << Member << Shared << P.StateMember->getName();
+      else
+        diag(beginLoc(*P.Failing),
+             "backward pass reaches the graph of '%0' that '%1' keeps from an "
+             "earlier call, whose buffers an earlier backward pass freed; "
+             "detach '%2' between the passes, or pass retain_graph=true to "
+             "the first pass")
+            << Member << Shared << P.StateMember->getName();
+      if (P.StateWrite && P.StateWriter)
+        diag(beginLoc(*P.StateWrite),
+             "'%0' computes '%1' from its value in the previous call",
+             DiagnosticIDs::Note)
+            << P.StateWriter->getName() << P.StateMember->getName();
+      if (P.First != P.Failing)
+        diag(beginLoc(*P.First),
+             "the first pass, which frees the graph, is here",
+             DiagnosticIDs::Note);
+      continue;
+    }
     if (P.First == P.Failing && P.CarriedOver) {
       // A state carried from one iteration into the next.
       diag(beginLoc(*P.Failing),

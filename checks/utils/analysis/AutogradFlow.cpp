@@ -10,6 +10,7 @@
 #include "utils/analysis/AutogradFlow.h"
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -96,6 +97,7 @@ const AutogradFlow *AutogradFlow::of(const FunctionDecl &F, ASTContext &Ctx) {
 void AutogradFlow::forgetTranslationUnit() {
   flowCache().clear();
   FunctionSummary::forgetTranslationUnit();
+  autograd::forgetMemberStates();
 }
 
 const AutogradFlow *AutogradFunctions::analysisOf(

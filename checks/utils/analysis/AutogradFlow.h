@@ -112,6 +112,11 @@ public:
     /// Shared is computed in the loop from its own value of the previous
     /// iteration (a recurrent state that is never detached).
     bool CarriedOver = false;
+    /// Shared is an object whose method keeps this member from one call into
+    /// the next (`h_ = cell(x, h_)` in its forward), at StateWrite.
+    const FieldDecl *StateMember = nullptr;
+    const Expr *StateWrite = nullptr;
+    const FunctionDecl *StateWriter = nullptr;
   };
 
   /// Where a tensor without history is used where gradient must flow.

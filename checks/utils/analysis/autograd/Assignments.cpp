@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -181,6 +182,9 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
     }
     return R;
   }
+  // `model->h = model->h.detach()`: the object's state, replaced by hand.
+  if (!Compound)
+    writeStateMember(LHS, Site, R);
   // A store into an element: v[i] = x, *p = x, acc[i][j] = x.
   Value L = visit(&LHS);
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Site);
@@ -217,6 +221,21 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
     }
   }
   return true;
+}
+
+void AutogradFlowBuilder::writeStateMember(const Expr &Target,
+                                           const Expr &Site,
+                                           const Value &Written) {
+  const auto *Member = dyn_cast<MemberExpr>(Target.IgnoreParenImpCasts());
+  const auto *Field =
+      Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+  const VarDecl *Var = Field ? stateObjectOf(Member->getBase()) : nullptr;
+  if (!Var || !S->Tensors.find(Var) ||
+      Written.History != HistoryEvidence::None ||
+      !llvm::is_contained(stateMembersOf(*cast<CXXRecordDecl>(Field->getParent())),
+                          Field))
+    return;
+  define(Var, &Site, beginLoc(Site), Value());
 }
 
 void AutogradFlowBuilder::endLifetime(const VarDecl *Var) {

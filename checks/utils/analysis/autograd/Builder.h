@@ -13,6 +13,7 @@
 //                     value reads, tensors from values, user functions
 //   Passes.cpp        backward passes: retention, freed graphs, second passes
 //   SavedTensors.cpp  tensors saved for backward, in-place writes into them
+//   MemberState.cpp   tensors an object keeps in members between calls
 //   Reaching.cpp      AutogradFlow::reachesBackwardPass (flow-insensitive)
 //
 // The facts it tracks are in Lattice.h.
@@ -175,6 +176,8 @@ private:
   /// global): possibly with history for a callee's summary, else none known.
   Value outsideValue(QualType T) const;
   Value valueOfVariable(const VarDecl *Var);
+  /// The tensor facts the state holds for \p Var, whatever its type.
+  Value valueOfFacts(const VarDecl *Var);
 
   // --- Definitions, assignments, containers (Assignments.cpp)
   unsigned definitionAt(const void *Site, const VarDecl *Var,
@@ -197,6 +200,19 @@ private:
 
   // --- Calls (Calls.cpp)
   Value visitCall(const CallExpr &Call);
+  /// What a call other than a backward pass computes.
+  Value visitCallee(const CallExpr &Call, const CallOperands &Ops);
+  /// The local object (a module, an agent) \p Object names, whose members
+  /// may keep state between calls (MemberState.h); null otherwise.
+  const VarDecl *stateObjectOf(const Expr *Object) const;
+  /// A call of a method that carries a member of its object from one call
+  /// into the next extends the object's state (a definition of the object's
+  /// variable computed from its previous one) and \p Result is computed from
+  /// it; a method that replaces the state starts a fresh one.
+  void trackObjectState(const CallExpr &Call, Value &Result);
+  /// A write into a state member by hand (`model->h = model->h.detach()`).
+  void writeStateMember(const Expr &Target, const Expr &Site,
+                        const Value &Written);
   CallOperands visitOperands(const CallExpr &Call);
   std::optional<Value> visitHistorySource(const CallExpr &Call,
                                           const CallOperands &Ops);

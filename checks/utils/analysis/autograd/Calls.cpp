@@ -14,6 +14,7 @@
 
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "utils/libtorch/OpTable.h"
@@ -152,6 +153,13 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   const CallOperands Ops = visitOperands(Call);
   if (std::optional<Value> V = visitPass(Call, Ops))
     return *V;
+  Value V = visitCallee(Call, Ops);
+  trackObjectState(Call, V);
+  return V;
+}
+
+Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
+                                       const CallOperands &Ops) {
   if (std::optional<Value> V = visitHistorySource(Call, Ops))
     return *V;
   // Filling a container: vec.push_back(x), vec.emplace_back(...), ...
@@ -164,6 +172,92 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   if (std::optional<Value> Summarised = visitUserCall(Call, Operands))
     return *Summarised;
   return visitOperation(Call, Ops);
+}
+
+namespace {
+
+/// The object a call runs a method of the user's class on, and that method:
+/// `model->forward(x)`, `model(x)` on a holder (its Impl's forward),
+/// `agent.act(obs)`, `model->reset_state()`.
+std::pair<const Expr *, const CXXMethodDecl *>
+objectMethodOf(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return {Member->getImplicitObjectArgument(), Member->getMethodDecl()};
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0 ||
+      !isModuleForwardCall(Call))
+    return {nullptr, nullptr};
+  const CXXRecordDecl *Impl = forwardModuleClass(Call);
+  if (!Impl || !(Impl = Impl->getDefinition()))
+    return {nullptr, nullptr};
+  for (const NamedDecl *D : Impl->lookup(&Impl->getASTContext().Idents.get(
+           "forward")))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+        M && M->getNumParams() + 1 == Op->getNumArgs())
+      return {Op->getArg(0), M};
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
+const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
+  const auto *Var =
+      dyn_cast_or_null<VarDecl>(Object ? moduleObjectEntity(Object) : nullptr);
+  return isLocal(Var) && !isTensorValued(Var->getType()) ? Var : nullptr;
+}
+
+void AutogradFlowBuilder::trackObjectState(const CallExpr &Call,
+                                           Value &Result) {
+  auto [Object, Method] = objectMethodOf(Call);
+  // `model->h.detach_()`: a state member detached by hand.
+  if (Method && Object && Method->getIdentifier() &&
+      Method->getName() == "detach_" && isTensorClass(Method->getParent())) {
+    writeStateMember(*Object, Call, Value());
+    return;
+  }
+  const VarDecl *Var = Method ? stateObjectOf(Object) : nullptr;
+  if (!Var)
+    return;
+  const MemberStateSummary *Summary = memberStateOf(*Method);
+  if (!Summary)
+    return;
+  if (Summary->Carried.empty() && Summary->CarriedAside.empty()) {
+    // `model->reset_state()`: the object keeps no graph of earlier calls.
+    if (S->Tensors.find(Var) && replacesState(*Method))
+      define(Var, &Call, beginLoc(Call), Value());
+    return;
+  }
+  // Without history recorded, the method stores values without any: the
+  // object no longer holds an earlier call's graph.
+  if (underNoGradGuard(Call)) {
+    if (S->Tensors.find(Var))
+      define(Var, &Call, beginLoc(Call), Value());
+    return;
+  }
+  // The object's state is computed from its previous state, with history.
+  Value State = valueOfFacts(Var);
+  State.History = HistoryEvidence::Evident;
+  State.Taint = nullptr;
+  State.FromValues = nullptr;
+  State.ValuesRead = nullptr;
+  State.AddedFromValues = nullptr;
+  State.AddedValuesRead = nullptr;
+  newTensor(State);
+  define(Var, &Call, beginLoc(Call), State);
+  const CarriedMember &Carried = Summary->Carried.empty()
+                                     ? Summary->CarriedAside.front()
+                                     : Summary->Carried.front();
+  Definition &D = Defs[definitionAt(&Call, Var, beginLoc(Call))];
+  D.StateMember = Carried.Field;
+  D.StateWrite = Carried.Write;
+  D.StateWriter = Carried.Method;
+  // The result is computed from the state.
+  if (!Summary->Carried.empty()) {
+    Value Now = valueOfFacts(Var);
+    Result.History = std::max(Result.History, HistoryEvidence::Evident);
+    Result.Graph.insertAll(Now.Graph);
+    Result.Freed.insertAll(Now.Freed);
+  }
 }
 
 AutogradFlowBuilder::CallOperands

@@ -161,8 +161,11 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
           Plan.Steps[Block->getBlockID()].push_back(Root);
       } else if (std::optional<CFGLifetimeEnds> End =
                      Element.getAs<CFGLifetimeEnds>()) {
-        if (isLocal(End->getVarDecl()) &&
-            isTensorValued(End->getVarDecl()->getType()))
+        // Objects too: a module made in a loop body keeps no state (its
+        // members, MemberState.h) into the next iteration.
+        if (const VarDecl *Var = End->getVarDecl();
+            isLocal(Var) && (isTensorValued(Var->getType()) ||
+                             Var->getType()->isRecordType()))
           Plan.Steps[Block->getBlockID()].push_back(End->getVarDecl());
       }
     }

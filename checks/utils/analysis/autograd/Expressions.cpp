@@ -213,46 +213,50 @@ Value AutogradFlowBuilder::outsideValue(QualType T) const {
   return V;
 }
 
+Value AutogradFlowBuilder::valueOfFacts(const VarDecl *Var) {
+  Value V;
+  const TensorFacts *Facts = S->Tensors.find(Var);
+  if (!Facts)
+    return V;
+  V.Graph = Facts->Graph;
+  for (unsigned Id : Facts->Reaching) {
+    const Definition &D = Defs[Id];
+    V.History = std::max(V.History, D.History);
+    V.Backpropagated |= D.Backpropagated;
+    V.RequiresGrad |= D.RequiresGrad;
+    if (D.History != HistoryEvidence::None || D.Backpropagated)
+      V.Graph.insert(Id);
+    if (!V.FromValues) {
+      V.FromValues = D.FromValues;
+      V.ValuesRead = D.ValuesRead;
+    }
+    if (!V.AddedFromValues) {
+      V.AddedFromValues = D.AddedFromValues;
+      V.AddedValuesRead = D.AddedValuesRead;
+    }
+  }
+  V.Freed = Facts->Freed;
+  V.Savers = Facts->Savers;
+  // The tensor itself: a reference denotes the variable it is bound to.
+  const TensorFacts *Own = Facts;
+  if (const VarDecl *To = referent(Var))
+    Own = S->Tensors.find(To);
+  if (Own)
+    for (unsigned Id : Own->Reaching) {
+      V.Same.insert(Id);
+      S->Saved.secondsOf(Id, V.SavedBy);
+    }
+  return V;
+}
+
 Value AutogradFlowBuilder::valueOfVariable(const VarDecl *Var) {
   Value V;
   if (!Var)
     return V;
   if (!isLocal(Var))
     return outsideValue(Var->getType());
-  if (isTensorValued(Var->getType())) {
-    const TensorFacts *Facts = S->Tensors.find(Var);
-    if (!Facts)
-      return V;
-    V.Graph = Facts->Graph;
-    for (unsigned Id : Facts->Reaching) {
-      const Definition &D = Defs[Id];
-      V.History = std::max(V.History, D.History);
-      V.Backpropagated |= D.Backpropagated;
-      V.RequiresGrad |= D.RequiresGrad;
-      if (D.History != HistoryEvidence::None || D.Backpropagated)
-        V.Graph.insert(Id);
-      if (!V.FromValues) {
-        V.FromValues = D.FromValues;
-        V.ValuesRead = D.ValuesRead;
-      }
-      if (!V.AddedFromValues) {
-        V.AddedFromValues = D.AddedFromValues;
-        V.AddedValuesRead = D.AddedValuesRead;
-      }
-    }
-    V.Freed = Facts->Freed;
-    V.Savers = Facts->Savers;
-    // The tensor itself: a reference denotes the variable it is bound to.
-    const TensorFacts *Own = Facts;
-    if (const VarDecl *To = referent(Var))
-      Own = S->Tensors.find(To);
-    if (Own)
-      for (unsigned Id : Own->Reaching) {
-        V.Same.insert(Id);
-        S->Saved.secondsOf(Id, V.SavedBy);
-      }
-    return V;
-  }
+  if (isTensorValued(Var->getType()))
+    return valueOfFacts(Var);
   auto It = S->Taint.find(Var);
   if (It != S->Taint.end())
     V.Taint = It->second;

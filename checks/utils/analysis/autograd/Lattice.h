@@ -242,6 +242,12 @@ struct Definition {
   /// Value::AddedFromValues of the site's value.
   const CallExpr *AddedFromValues = nullptr;
   const Expr *AddedValuesRead = nullptr;
+  /// The site is a call of a method that keeps a tensor in a member of the
+  /// object (Var) from one call into the next (MemberState.h): the member
+  /// and the write in the method that carries it.
+  const FieldDecl *StateMember = nullptr;
+  const Expr *StateWrite = nullptr;
+  const FunctionDecl *StateWriter = nullptr;
 };
 
 /// What the analysis knows about one local tensor variable on a path.

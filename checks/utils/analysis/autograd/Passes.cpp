@@ -182,6 +182,9 @@ void AutogradFlowBuilder::reportSecondPass(const CallExpr &Call,
     P.Shared = Defs[Id].Var;
     P.SharedDefinitionLoc = Defs[Id].Loc;
     P.CarriedOver = Defs[Id].CarriedOver;
+    P.StateMember = Defs[Id].StateMember;
+    P.StateWrite = Defs[Id].StateWrite;
+    P.StateWriter = Defs[Id].StateWriter;
     P.FailingRoot = soleVariableOf(passRootOf(Call));
     P.FirstRoot = soleVariableOf(passRootOf(*First));
     Out.SecondPasses.push_back(P);

@@ -328,6 +328,7 @@ Tensor abs(const Tensor &);
 Tensor acos(const Tensor &);
 Tensor asin(const Tensor &);
 Tensor sigmoid(const Tensor &);
+Tensor tanh(const Tensor &);
 Tensor softplus(const Tensor &);
 Tensor softmax(const Tensor &, int64_t dim, c10::optional<ScalarType> dtype = c10::nullopt);
 Tensor log_softmax(const Tensor &, int64_t dim);

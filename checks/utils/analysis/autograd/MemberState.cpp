@@ -1,0 +1,324 @@
+//===--- MemberState.cpp - tensors an object keeps between calls ----------===//
+//
+// See MemberState.h. One walk over a method's body in source order, with
+// two flags: the statement may not run (a branch, a loop body, the right of
+// && or ||), and a no-grad guard is alive in an enclosing block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/analysis/autograd/MemberState.h"
+#include "utils/analysis/autograd/Builder.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include <optional>
+
+namespace clang::tidy::torch::autograd {
+
+namespace {
+
+using FieldSet = llvm::SmallVector<const FieldDecl *, 2>;
+
+void addField(FieldSet &Set, const FieldDecl *F) {
+  if (!llvm::is_contained(Set, F))
+    Set.push_back(F);
+}
+
+/// What a value is computed from: members at the method's entry, and
+/// whether history the method created is on the way.
+struct Dependence {
+  FieldSet Fields;
+  bool History = false;
+  void join(const Dependence &O) {
+    for (const FieldDecl *F : O.Fields)
+      addField(Fields, F);
+    History |= O.History;
+  }
+};
+
+/// `this->f` or `f` in a member function, for a tensor-valued field.
+const FieldDecl *ownTensorField(const Expr *E) {
+  const auto *Member = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
+                                                      : nullptr);
+  if (!Member || !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  return Field && isTensorValued(Field->getType()) ? Field : nullptr;
+}
+
+bool isStdCall(const CallExpr &Call, StringRef Name) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  return F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
+         F->getName() == Name;
+}
+
+class MethodWalker {
+public:
+  MemberStateSummary run(const CXXMethodDecl &Method) {
+    walk(Method.getBody(), /*Conditional=*/false, /*NoGrad=*/false);
+    MemberStateSummary Out;
+    for (const auto &[Field, St] : Fields) {
+      if (!St.Written)
+        continue;
+      if (llvm::is_contained(St.Deps.Fields, Field) && St.Deps.History &&
+          St.CarryWrite) {
+        CarriedMember C{Field, St.CarryWrite, &Method};
+        if (llvm::is_contained(Result.Fields, Field))
+          Out.Carried.push_back(C);
+        else
+          Out.CarriedAside.push_back(C);
+      } else if (!llvm::is_contained(St.Deps.Fields, Field)) {
+        Out.Replaced.push_back(Field);
+      }
+    }
+    auto ByLoc = [](const CarriedMember &A, const CarriedMember &B) {
+      return A.Write->getBeginLoc() < B.Write->getBeginLoc();
+    };
+    llvm::sort(Out.Carried, ByLoc);
+    llvm::sort(Out.CarriedAside, ByLoc);
+    return Out;
+  }
+
+private:
+  struct FieldState {
+    Dependence Deps;
+    bool Written = false;
+    const Expr *CarryWrite = nullptr;
+  };
+  llvm::DenseMap<const FieldDecl *, FieldState> Fields;
+  llvm::DenseMap<const ValueDecl *, Dependence> Locals;
+  Dependence Result;
+
+  FieldState &stateOf(const FieldDecl *F) {
+    auto [It, Inserted] = Fields.try_emplace(F);
+    if (Inserted)
+      It->second.Deps.Fields.push_back(F);
+    return It->second;
+  }
+
+  static const ValueDecl *localOf(const DeclRefExpr &Ref) {
+    if (const auto *Binding = dyn_cast<BindingDecl>(Ref.getDecl()))
+      return Binding->getDecomposedDecl();
+    return dyn_cast<VarDecl>(Ref.getDecl());
+  }
+
+  Dependence dependenceOf(const Stmt *S, bool NoGrad) {
+    Dependence D;
+    if (!S || isa<LambdaExpr>(S))
+      return D;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      if (const FieldDecl *F = ownTensorField(E))
+        return stateOf(F).Deps;
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts())) {
+        auto It = Locals.find(localOf(*Ref));
+        return It == Locals.end() ? D : It->second;
+      }
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (isHistoryRemovingCall(*Call) || isTensorFactoryCall(*Call))
+        return D;
+      if (!NoGrad && (isModuleForwardCall(*Call) || isLossCall(*Call)))
+        D.History = true;
+    }
+    for (const Stmt *Child : S->children())
+      D.join(dependenceOf(Child, NoGrad));
+    return D;
+  }
+
+  void write(const FieldDecl *F, const Expr &Site, Dependence D,
+             bool Conditional, bool Compound) {
+    FieldState &St = stateOf(F);
+    if (Conditional || Compound) {
+      St.Deps.join(D);
+    } else {
+      St.Deps = D;
+    }
+    St.Written = true;
+    if (D.History && llvm::is_contained(D.Fields, F) && !St.CarryWrite)
+      St.CarryWrite = &Site;
+  }
+
+  void writeLocal(const ValueDecl *V, Dependence D, bool Conditional) {
+    if (!V)
+      return;
+    if (Conditional)
+      Locals[V].join(D);
+    else
+      Locals[V] = std::move(D);
+  }
+
+  /// An assignment `LHS = RHS` (or compound): members and locals.
+  void assign(const Expr &LHS, const Expr &RHS, const Expr &Site,
+              bool Compound, bool Conditional, bool NoGrad) {
+    walk(&RHS, Conditional, NoGrad);
+    Dependence D = NoGrad ? Dependence() : dependenceOf(&RHS, NoGrad);
+    if (const FieldDecl *F = ownTensorField(&LHS)) {
+      write(F, Site, D, Conditional, Compound);
+      return;
+    }
+    const Expr *Target = LHS.IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
+      if (Compound)
+        D.join(dependenceOf(Ref, NoGrad));
+      writeLocal(localOf(*Ref), D, Conditional);
+      return;
+    }
+    // std::tie(h_, c_) = lstm_out;
+    if (const auto *Tie = dyn_cast<CallExpr>(LHS.IgnoreImplicit());
+        Tie && isStdCall(*Tie, "tie")) {
+      for (const Expr *Arg : Tie->arguments()) {
+        if (const FieldDecl *F = ownTensorField(Arg))
+          write(F, Site, D, Conditional, false);
+        else if (const auto *R = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts()))
+          writeLocal(localOf(*R), D, Conditional);
+      }
+      return;
+    }
+    walk(&LHS, Conditional, NoGrad);
+  }
+
+  void walk(const Stmt *S, bool Conditional, bool NoGrad) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+      bool Guarded = NoGrad;
+      for (const Stmt *Child : Block->body()) {
+        walk(Child, Conditional, Guarded);
+        if (const auto *DS = dyn_cast<DeclStmt>(Child))
+          for (const Decl *D : DS->decls())
+            if (const auto *VD = dyn_cast<VarDecl>(D)) {
+              GradModeEffect Effect = gradModeEffectOf(*VD);
+              if (Effect == GradModeEffect::Disables ||
+                  Effect == GradModeEffect::Unknown)
+                Guarded = true;
+              else if (Effect == GradModeEffect::Enables)
+                Guarded = false;
+            }
+      }
+      return;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit()) {
+          walk(VD->getInit(), Conditional, NoGrad);
+          Locals[VD] = NoGrad ? Dependence()
+                              : dependenceOf(VD->getInit(), NoGrad);
+        }
+      return;
+    }
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
+      walk(Ret->getRetValue(), Conditional, NoGrad);
+      Result.join(dependenceOf(Ret->getRetValue(), NoGrad));
+      return;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+      if (Binary->isAssignmentOp()) {
+        assign(*Binary->getLHS(), *Binary->getRHS(), *Binary,
+               Binary->isCompoundAssignmentOp(), Conditional, NoGrad);
+        return;
+      }
+      if (Binary->isLogicalOp()) {
+        walk(Binary->getLHS(), Conditional, NoGrad);
+        walk(Binary->getRHS(), true, NoGrad);
+        return;
+      }
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+      assign(*Op->getArg(0), *Op->getArg(1), *Op,
+             Op->getOperator() != OO_Equal, Conditional, NoGrad);
+      return;
+    }
+    // `h_.detach_()`: the member no longer holds a graph.
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      if (const FieldDecl *F = ownTensorField(Member->getImplicitObjectArgument());
+          F && M && M->getIdentifier() && M->getName() == "detach_") {
+        write(F, *Member, Dependence(), Conditional, false);
+        return;
+      }
+    }
+    const bool Branches = isa<IfStmt>(S) || isa<ForStmt>(S) ||
+                          isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+                          isa<CXXForRangeStmt>(S) || isa<SwitchStmt>(S) ||
+                          isa<AbstractConditionalOperator>(S) ||
+                          isa<CXXTryStmt>(S);
+    bool First = true;
+    for (const Stmt *Child : S->children()) {
+      // The condition of an if or a while runs; the rest may not.
+      walk(Child, Conditional || (Branches && !First), NoGrad);
+      First = false;
+    }
+  }
+};
+
+struct Cache {
+  llvm::DenseMap<const CXXMethodDecl *, std::optional<MemberStateSummary>>
+      Methods;
+  llvm::DenseMap<const CXXRecordDecl *, llvm::SmallVector<const FieldDecl *, 2>>
+      Classes;
+};
+
+Cache &cache() {
+  thread_local Cache C;
+  return C;
+}
+
+const CXXMethodDecl *definitionOf(const CXXMethodDecl &M) {
+  const FunctionDecl *Def = nullptr;
+  if (!M.hasBody(Def) || !Def->getBody() || M.getParent()->isLambda() ||
+      !isInUserCode(Def->getLocation(),
+                    Def->getASTContext().getSourceManager()))
+    return nullptr;
+  return dyn_cast<CXXMethodDecl>(Def);
+}
+
+} // namespace
+
+const MemberStateSummary *memberStateOf(const CXXMethodDecl &M) {
+  const CXXMethodDecl *Def = definitionOf(M);
+  if (!Def || Def->isStatic())
+    return nullptr;
+  auto [It, Inserted] = cache().Methods.try_emplace(Def);
+  if (Inserted) {
+    MemberStateSummary S = MethodWalker().run(*Def);
+    if (!S.Carried.empty() || !S.CarriedAside.empty() || !S.Replaced.empty())
+      It->second = std::move(S);
+  }
+  return It->second ? &*It->second : nullptr;
+}
+
+llvm::ArrayRef<const FieldDecl *> stateMembersOf(const CXXRecordDecl &Class) {
+  const CXXRecordDecl *Def = Class.getDefinition();
+  if (!Def)
+    return {};
+  auto It = cache().Classes.find(Def);
+  if (It != cache().Classes.end())
+    return It->second;
+  llvm::SmallVector<const FieldDecl *, 2> State;
+  for (const CXXMethodDecl *M : Def->methods())
+    if (const MemberStateSummary *S = memberStateOf(*M))
+      for (const CarriedMember &C : S->Carried)
+        addField(State, C.Field);
+  return cache().Classes[Def] = std::move(State);
+}
+
+bool replacesState(const CXXMethodDecl &M) {
+  const MemberStateSummary *S = memberStateOf(M);
+  if (!S || S->Replaced.empty())
+    return false;
+  llvm::ArrayRef<const FieldDecl *> State = stateMembersOf(*M.getParent());
+  return !State.empty() && llvm::all_of(State, [&](const FieldDecl *F) {
+    return llvm::is_contained(S->Replaced, F);
+  });
+}
+
+void forgetMemberStates() {
+  cache().Methods.clear();
+  cache().Classes.clear();
+}
+
+} // namespace clang::tidy::torch::autograd

@@ -1,0 +1,71 @@
+//===--- MemberState.h - tensors an object keeps between calls -*- C++ -*-===//
+//
+// Private to AutogradFlow (checks/utils/analysis/autograd/). A module (or
+// any class of the user's) may keep a tensor in a member from one call of a
+// method into the next: a recurrent state (`h_ = cell(x, h_)` in forward()),
+// an LSTM's (h, c) pair, a running buffer. When the method computes the
+// member from its own previous value with autograd history, every call
+// extends one graph; once a backward pass freed it, the next pass through
+// the method's result fails. The caller's dataflow (Calls.cpp) treats the
+// object as a variable that holds this state.
+//
+// Per method, from its body, in source order: for each tensor member, the
+// members of the object its value at the exit may be computed from (a write
+// replaces the member's dependencies, one under a condition or in a loop adds
+// to them; detach(), item() and fresh tensors depend on nothing; a write
+// under a no-grad guard records no history), whether that value has history
+// the method created (a module's forward or a loss on the path), and what
+// the method's result is computed from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_MEMBERSTATE_H
+#define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_MEMBERSTATE_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::torch::autograd {
+
+/// A member a method carries from one call into the next.
+struct CarriedMember {
+  const FieldDecl *Field = nullptr;
+  /// The write that computes it from its previous value, and the method
+  /// whose body holds it.
+  const Expr *Write = nullptr;
+  const CXXMethodDecl *Method = nullptr;
+};
+
+struct MemberStateSummary {
+  /// Members whose value at the exit may be computed, with history the
+  /// method created, from their own value at the entry, and which the
+  /// method's result is computed from.
+  llvm::SmallVector<CarriedMember, 1> Carried;
+  /// Members carried (with history) whose value the result does not use.
+  llvm::SmallVector<CarriedMember, 1> CarriedAside;
+  /// Members that hold, on every path out of the method, a value that does
+  /// not depend on their value at the entry (`h_ = torch::zeros(...)`,
+  /// `h_ = h_.detach()`).
+  llvm::SmallVector<const FieldDecl *, 2> Replaced;
+};
+
+/// The summary of \p M (its definition in the user's code); null when it
+/// has none or nothing to say. Cached per translation unit.
+const MemberStateSummary *memberStateOf(const CXXMethodDecl &M);
+
+/// The members some method of \p Class (a class of the user's) carries
+/// (MemberStateSummary::Carried): the object's state.
+llvm::ArrayRef<const FieldDecl *> stateMembersOf(const CXXRecordDecl &Class);
+
+/// True if every state member of \p Class is replaced by \p M: after the
+/// call the object holds no graph of an earlier call.
+bool replacesState(const CXXMethodDecl &M);
+
+/// Forgets every summary (at the start and end of a translation unit).
+void forgetMemberStates();
+
+} // namespace clang::tidy::torch::autograd
+
+#endif
