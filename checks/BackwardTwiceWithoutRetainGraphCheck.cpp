@@ -85,7 +85,14 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
       const std::string Member =
           P.StateMember->getParent()->getName().str() +
           "::" + P.StateMember->getName().str();
-      if (P.First == P.Failing)
+      if (P.AcrossCalls)
+        diag(beginLoc(*P.Failing),
+             "backward pass reaches the graph of '%0' as the previous call of "
+             "'%1' left it, which that call's backward pass freed; detach "
+             "'%2' where it is kept for the next call, or pass "
+             "retain_graph=true")
+            << Member << P.StateWriter->getName() << P.StateMember->getName();
+      else if (P.First == P.Failing)
         diag(beginLoc(*P.Failing),
              "backward pass in a loop reaches the graph of '%0' that '%1' "
              "keeps from the previous iteration, which that iteration's "

@@ -275,3 +275,86 @@ void trainCountsCalls(CountsCalls &model, torch::optim::SGD &opt) {
     opt.step();
   }
 }
+
+// --- A method that keeps the state and backpropagates through it itself -------
+
+// Positive: every call after the first reaches the graph the previous call's
+// backward pass freed.
+class SequenceTrainer {
+public:
+  float train_step(const torch::Tensor &x, const torch::Tensor &y) {
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    auto loss = torch::mse_loss(head(std::get<0>(out)), y);
+    opt_.zero_grad();
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: backward pass reaches the graph of 'SequenceTrainer::hidden_' as the previous call of 'train_step' left it, which that call's backward pass freed; detach 'hidden_' where it is kept for the next call, or pass retain_graph=true [torch-backward-twice-without-retain-graph]
+    // CHECK-MESSAGES: :[[@LINE-5]]:5: note: 'train_step' computes 'hidden_' from its value in the previous call
+    opt_.step();
+    return loss.item<float>();
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::nn::Linear head{8, 1};
+  torch::Tensor hidden_;
+  torch::optim::SGD opt_{gru->parameters(), 0.1};
+};
+
+// Negative: the step detaches what it keeps.
+class DetachingTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out).detach();
+    std::get<0>(out).sum().backward();
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+};
+
+// Negative: the step starts from a detached state.
+class TruncatingTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    hidden_ = hidden_.detach();
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+};
+
+// Negative: the class offers a reset the caller may call between steps.
+class ResettableTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+  }
+  void reset() { hidden_ = torch::zeros({1, 1, 8}); }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+};
+
+// Negative: the pass keeps its graph.
+class RetainingTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    std::get<0>(out).sum().backward({}, /*retain_graph=*/true);
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+};

@@ -117,6 +117,10 @@ public:
     const FieldDecl *StateMember = nullptr;
     const Expr *StateWrite = nullptr;
     const FunctionDecl *StateWriter = nullptr;
+    /// The analysed method itself keeps StateMember from one of its calls
+    /// into the next and backpropagates through it: the pass fails on the
+    /// second call (Shared is null).
+    bool AcrossCalls = false;
   };
 
   /// Where a tensor without history is used where gradient must flow.

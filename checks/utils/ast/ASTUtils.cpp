@@ -195,6 +195,12 @@ const VarDecl *storedVariableOf(const Expr *LHS) {
       LHS = Subscript->getBase();
       continue;
     }
+    if (const auto *Member = dyn_cast<MemberExpr>(LHS)) {
+      if (!isa<FieldDecl>(Member->getMemberDecl()))
+        return nullptr;
+      LHS = Member->getBase();
+      continue;
+    }
     if (const auto *Unary = dyn_cast<UnaryOperator>(LHS)) {
       if (Unary->getOpcode() != UO_Deref)
         return nullptr;

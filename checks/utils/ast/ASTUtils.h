@@ -106,7 +106,8 @@ bool isInTemplateInstantiation(const Decl &D);
 bool isContainerInsertion(const CXXMemberCallExpr &Call);
 
 /// The variable whose storage a store through \p LHS writes into: `v` in
-/// `v[i]`, `v[i][j]`, `*v`, `v.at(i)`.
+/// `v[i]`, `v[i][j]`, `*v`, `v.at(i)`, and a field of it: `s.value`,
+/// `steps[t].value`, `p->value` (not `this->value`).
 const VarDecl *storedVariableOf(const Expr *LHS);
 
 } // namespace clang::tidy::torch

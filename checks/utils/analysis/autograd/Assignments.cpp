@@ -210,16 +210,19 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
   if (!Member || !isContainerInsertion(*Member))
     return false;
   // `vec.push_back(x)`, and into an element: `rows[i].push_back(x)`.
-  const VarDecl *Var = storedTensorOf(Member->getImplicitObjectArgument());
-  if (isLocal(Var)) {
-    if (isTensorValued(Var->getType())) {
-      Value V = filterByType(Ops.AllArgs, Var->getType());
-      V.join(valueOfVariable(Var));
-      define(Var, &Call, beginLoc(Call), V);
-    } else if (Ops.AllArgs.Taint) {
-      S->Taint.emplace(Var, Ops.AllArgs.Taint);
-    }
+  const Expr *Container = Member->getImplicitObjectArgument();
+  const VarDecl *Var = storedTensorOf(Container);
+  if (isLocal(Var) && isTensorValued(Var->getType())) {
+    Value V = filterByType(Ops.AllArgs, Var->getType());
+    V.join(valueOfVariable(Var));
+    define(Var, &Call, beginLoc(Call), V);
+    return true;
   }
+  // Host values, also into a field of a local (`rollout.values.push_back`).
+  if (!isLocal(Var))
+    Var = storedVariableOf(Container);
+  if (isLocal(Var) && !isTensorValued(Var->getType()) && Ops.AllArgs.Taint)
+    S->Taint.emplace(Var, Ops.AllArgs.Taint);
   return true;
 }
 

@@ -163,6 +163,9 @@ private:
   bool runRound(const Schedule &Plan, const State &Entry,
                 std::vector<std::optional<State>> &OutStates);
   void sortReports();
+  /// A method's own backward passes through a member it carries from its
+  /// previous call (MemberState.h): the pass fails on the second call.
+  void reportPassesThroughState();
   void visitRoot(const Stmt &Root);
 
   // --- Expressions and variables (Expressions.cpp)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
@@ -172,6 +173,32 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
   return true;
 }
 
+void AutogradFlowBuilder::reportPassesThroughState() {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Fn);
+  if (AsCallee || !Method || Method->isStatic() ||
+      Method->getParent()->isLambda())
+    return;
+  const MemberStateSummary *Summary = memberStateOf(*Method);
+  if (!Summary)
+    return;
+  for (const auto &[Pass, Carried] : Summary->PassesThroughState) {
+    // A reset_state() the caller may call between the calls, or a pass that
+    // keeps its graph: nothing to say.
+    if (Reported.count(Pass) ||
+        graphRetentionOf(*Pass, Ctx) != GraphRetention::Frees ||
+        replacedElsewhere(*Method->getParent(), *Carried.Field, *Method))
+      continue;
+    Reported.insert(Pass);
+    AutogradFlow::SecondPass P;
+    P.Failing = P.First = Pass;
+    P.StateMember = Carried.Field;
+    P.StateWrite = Carried.Write;
+    P.StateWriter = Carried.Method;
+    P.AcrossCalls = true;
+    Out.SecondPasses.push_back(P);
+  }
+}
+
 void AutogradFlowBuilder::runBlock(const Schedule &Plan,
                                    const CFGBlock &Block) {
   for (Schedule::Step Item : Plan.Steps[Block.getBlockID()]) {
@@ -270,6 +297,7 @@ bool AutogradFlowBuilder::run() {
   // One more round over the fixpoint, now reporting.
   Reporting = true;
   runRound(Plan, Entry, OutStates);
+  reportPassesThroughState();
   sortReports();
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include "utils/analysis/autograd/MemberState.h"
 #include "utils/analysis/autograd/Builder.h"
+#include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -79,6 +80,14 @@ public:
     };
     llvm::sort(Out.Carried, ByLoc);
     llvm::sort(Out.CarriedAside, ByLoc);
+    auto AddPasses = [&](llvm::ArrayRef<CarriedMember> Members) {
+      for (const auto &[Pass, Deps] : Passes)
+        for (const CarriedMember &C : Members)
+          if (llvm::is_contained(Deps.Fields, C.Field))
+            Out.PassesThroughState.push_back({Pass, C});
+    };
+    AddPasses(Out.Carried);
+    AddPasses(Out.CarriedAside);
     return Out;
   }
 
@@ -91,6 +100,8 @@ private:
   llvm::DenseMap<const FieldDecl *, FieldState> Fields;
   llvm::DenseMap<const ValueDecl *, Dependence> Locals;
   Dependence Result;
+  /// Backward passes, with what the backpropagated tensor is computed from.
+  llvm::SmallVector<std::pair<const CallExpr *, Dependence>, 1> Passes;
 
   FieldState &stateOf(const FieldDecl *F) {
     auto [It, Inserted] = Fields.try_emplace(F);
@@ -232,6 +243,18 @@ private:
              Op->getOperator() != OO_Equal, Conditional, NoGrad);
       return;
     }
+    // `loss.backward()`: what it backpropagates is computed from members.
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && isBackwardCall(*Call)) {
+      for (const Stmt *Child : S->children())
+        walk(Child, Conditional, NoGrad);
+      const Expr *Root = callObject(*Call);
+      if (!Root && Call->getNumArgs() > 0)
+        Root = Call->getArg(0);
+      Dependence D = dependenceOf(Root, NoGrad);
+      if (!D.Fields.empty())
+        Passes.push_back({Call, std::move(D)});
+      return;
+    }
     // `h_.detach_()`: the member no longer holds a graph.
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
       const CXXMethodDecl *M = Member->getMethodDecl();
@@ -285,7 +308,8 @@ const MemberStateSummary *memberStateOf(const CXXMethodDecl &M) {
   auto [It, Inserted] = cache().Methods.try_emplace(Def);
   if (Inserted) {
     MemberStateSummary S = MethodWalker().run(*Def);
-    if (!S.Carried.empty() || !S.CarriedAside.empty() || !S.Replaced.empty())
+    if (!S.Carried.empty() || !S.CarriedAside.empty() ||
+        !S.Replaced.empty() || !S.PassesThroughState.empty())
       It->second = std::move(S);
   }
   return It->second ? &*It->second : nullptr;
@@ -314,6 +338,22 @@ bool replacesState(const CXXMethodDecl &M) {
   return !State.empty() && llvm::all_of(State, [&](const FieldDecl *F) {
     return llvm::is_contained(S->Replaced, F);
   });
+}
+
+bool replacedElsewhere(const CXXRecordDecl &Class, const FieldDecl &Field,
+                       const CXXMethodDecl &Except) {
+  const CXXRecordDecl *Def = Class.getDefinition();
+  if (!Def)
+    return false;
+  for (const CXXMethodDecl *M : Def->methods()) {
+    if (isa<CXXConstructorDecl>(M) ||
+        M->getCanonicalDecl() == Except.getCanonicalDecl())
+      continue;
+    if (const MemberStateSummary *S = memberStateOf(*M);
+        S && llvm::is_contained(S->Replaced, &Field))
+      return true;
+  }
+  return false;
 }
 
 void forgetMemberStates() {

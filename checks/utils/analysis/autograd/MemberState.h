@@ -49,6 +49,11 @@ struct MemberStateSummary {
   /// not depend on their value at the entry (`h_ = torch::zeros(...)`,
   /// `h_ = h_.detach()`).
   llvm::SmallVector<const FieldDecl *, 2> Replaced;
+  /// Backward passes of the method itself through a carried member's value
+  /// as the previous call left it (`out = lstm(x, hidden_); hidden_ =
+  /// std::get<1>(out); loss(out).backward();` in a train_step()).
+  llvm::SmallVector<std::pair<const CallExpr *, CarriedMember>, 1>
+      PassesThroughState;
 };
 
 /// The summary of \p M (its definition in the user's code); null when it
@@ -62,6 +67,12 @@ llvm::ArrayRef<const FieldDecl *> stateMembersOf(const CXXRecordDecl &Class);
 /// True if every state member of \p Class is replaced by \p M: after the
 /// call the object holds no graph of an earlier call.
 bool replacesState(const CXXMethodDecl &M);
+
+/// True if a method of \p Class other than \p Except and the constructors
+/// replaces \p Field (a reset_state() or detach_hidden() the caller may call
+/// between calls).
+bool replacedElsewhere(const CXXRecordDecl &Class, const FieldDecl &Field,
+                       const CXXMethodDecl &Except);
 
 /// Forgets every summary (at the start and end of a translation unit).
 void forgetMemberStates();
