@@ -25,6 +25,11 @@ std::string spelling(const Expr &E, const ASTContext &Ctx) {
       Module = Op->getNumArgs() ? Op->getArg(0) : nullptr;
     else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
       Module = Member->getImplicitObjectArgument();
+    // `enc->forward(x)`: the object is `enc.operator->()`; name `enc`.
+    if (const auto *Arrow =
+            dyn_cast_or_null<CXXOperatorCallExpr>(Module ? Module->IgnoreParenImpCasts() : nullptr);
+        Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
+      Module = Arrow->getArg(0);
     if (Module) {
       StringRef Text = Lexer::getSourceText(
           CharSourceRange::getTokenRange(Module->getSourceRange()),
@@ -87,6 +92,10 @@ void InplaceOnSavedTensorCheck::checkFunction(
         << (W.SavedOutput                                   ? "result"
             : (savingRolesOf(*W.Saver) & op::SavesOperands) ? "operands"
                                                             : "input");
+    if (W.InnerSaver)
+      diag(callLoc(*W.InnerSaver), "inside it, '%0' saves the tensor",
+           DiagnosticIDs::Note)
+          << spelling(*W.InnerSaver, *Result.Context);
     if (isa<ReturnStmt>(W.Use))
       diag(beginLoc(*W.Use),
            "the result of forward() is backpropagated by its caller",

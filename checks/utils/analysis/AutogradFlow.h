@@ -170,6 +170,16 @@ public:
     /// The backward pass that needs it, or the return from a module's
     /// forward() (the caller backpropagates the result).
     const Stmt *Use = nullptr;
+    /// When Saver is a call of a user function or module: the operation in
+    /// its body that saves the tensor.
+    const CallExpr *InnerSaver = nullptr;
+  };
+
+  /// A tensor parameter of the analysed function that an operation in it
+  /// saves for the backward pass, by position.
+  struct SavedParameter {
+    unsigned Index = 0;
+    const CallExpr *Saver = nullptr;
   };
 
   /// Runs the analysis over the body of \p F. Returns null if the CFG cannot
@@ -223,6 +233,15 @@ public:
   /// with history (`return critic(s).item<float>();`).
   const Expr *resultReadOut() const { return Result.ReadOut; }
   const Expr *resultValuesRead() const { return Result.ValuesRead; }
+  /// The operation that saved the returned tensor itself for the backward
+  /// pass (`return torch::sigmoid(fc(x));`), if any: the caller may not
+  /// write into the result in place before the backward pass.
+  const CallExpr *resultSaver() const { return Result.Saver; }
+  /// The tensor parameters an operation saved (`return fc(x);` saves x):
+  /// the caller may not write into those arguments before the backward pass.
+  llvm::ArrayRef<SavedParameter> savedParameters() const {
+    return Result.SavedParams;
+  }
 
 private:
   struct ReturnedValue {
@@ -231,6 +250,8 @@ private:
     const Expr *ValuesRead = nullptr;
     /// A host value read out of a tensor with history (`.item()`), here.
     const Expr *ReadOut = nullptr;
+    const CallExpr *Saver = nullptr;
+    llvm::SmallVector<SavedParameter, 1> SavedParams;
   };
   ReturnedValue Result;
 

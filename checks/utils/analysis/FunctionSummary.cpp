@@ -249,6 +249,9 @@ const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
         S.ResultValuesReadOwnHistory =
             Flow->historyOf(*Object) == HistoryEvidence::Evident;
     S.ResultReadOut = Flow->resultReadOut();
+    S.ResultSaver = Flow->resultSaver();
+    S.SavedParams.assign(Flow->savedParameters().begin(),
+                         Flow->savedParameters().end());
     if (const auto *Read = dyn_cast_or_null<CallExpr>(S.ResultReadOut))
       if (const Expr *Object = callObject(*Read))
         S.ResultReadOutOwnHistory =

@@ -76,6 +76,12 @@ struct FunctionSummary {
   /// Clears gradients, for a function of another translation unit (read by
   /// torch-missing-zero-grad; same-file helpers are followed there).
   bool ClearsGradients = false;
+  /// The operation that saved the returned tensor itself for the backward
+  /// pass, and the tensor parameters saved by an operation inside
+  /// (AutogradFlow::resultSaver, savedParameters): an in-place write into
+  /// them before the backward pass makes it throw.
+  const CallExpr *ResultSaver = nullptr;
+  llvm::SmallVector<AutogradFlow::SavedParameter, 1> SavedParams;
   /// The summary comes from another translation unit.
   bool External = false;
 

@@ -41,6 +41,8 @@
 
 namespace clang::tidy::torch {
 
+struct FunctionSummary;
+
 namespace autograd {
 
 // --- What a value carries (Expressions.cpp) ---------------------------------
@@ -136,6 +138,9 @@ private:
   /// backward) and in-place writes, by id.
   std::vector<std::pair<const CallExpr *, bool>> Savers;
   std::map<std::pair<const CallExpr *, bool>, unsigned> SaverIds;
+  /// For a saver that is a call of a user function: the operation in its
+  /// body that saves.
+  llvm::DenseMap<unsigned, const CallExpr *> InnerSavers;
   std::vector<const Expr *> Writes;
   llvm::DenseMap<const Expr *, unsigned> WriteIds;
   llvm::SmallPtrSet<const Expr *, 4> ReportedWrites;
@@ -163,6 +168,9 @@ private:
   bool runRound(const Schedule &Plan, const State &Entry,
                 std::vector<std::optional<State>> &OutStates);
   void sortReports();
+  /// At a return: what the function saved of its result and of its tensor
+  /// parameters (AutogradFlow::resultSaver, savedParameters).
+  void recordReturnedSavings(const Value &Returned);
   /// A method's own backward passes through a member it carries from its
   /// previous call (MemberState.h): the pass fails on the second call.
   void reportPassesThroughState();
@@ -260,6 +268,10 @@ private:
   /// arguments.
   void recordModuleSaving(const CallExpr &Call, const CallOperands &Ops,
                           Value &Result);
+  /// A call of a user function (or a user module's forward) whose summary
+  /// says it saves its result or some of its tensor arguments.
+  void recordCalleeSaving(const CallExpr &Call, const CallOperands &Ops,
+                          const FunctionSummary &Summary, Value &Result);
 };
 
 } // namespace clang::tidy::torch

@@ -143,6 +143,32 @@ bool removesHistoryAsWritten(const CallExpr &Call) {
 
 } // namespace
 
+namespace {
+
+/// The object a call runs a method of the user's class on, and that method:
+/// `model->forward(x)`, `model(x)` on a holder (its Impl's forward),
+/// `agent.act(obs)`, `model->reset_state()`.
+std::pair<const Expr *, const CXXMethodDecl *>
+objectMethodOf(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return {Member->getImplicitObjectArgument(), Member->getMethodDecl()};
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0 ||
+      !isModuleForwardCall(Call))
+    return {nullptr, nullptr};
+  const CXXRecordDecl *Impl = forwardModuleClass(Call);
+  if (!Impl || !(Impl = Impl->getDefinition()))
+    return {nullptr, nullptr};
+  for (const NamedDecl *D : Impl->lookup(&Impl->getASTContext().Idents.get(
+           "forward")))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+        M && M->getNumParams() + 1 == Op->getNumArgs())
+      return {Op->getArg(0), M};
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
 Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
@@ -169,36 +195,15 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
 
   Value Operands = Ops.AllArgs;
   Operands.join(Ops.ObjectValue);
-  if (std::optional<Value> Summarised = visitUserCall(Call, Operands))
+  if (std::optional<Value> Summarised = visitUserCall(Call, Operands)) {
+    if (const FunctionSummary *Summary = summaryAt(Call, Ctx);
+        Summary && !underNoGradGuard(Call))
+      recordCalleeSaving(Call, Ops, *Summary, *Summarised);
     return *Summarised;
+  }
   return visitOperation(Call, Ops);
 }
 
-namespace {
-
-/// The object a call runs a method of the user's class on, and that method:
-/// `model->forward(x)`, `model(x)` on a holder (its Impl's forward),
-/// `agent.act(obs)`, `model->reset_state()`.
-std::pair<const Expr *, const CXXMethodDecl *>
-objectMethodOf(const CallExpr &Call) {
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-    return {Member->getImplicitObjectArgument(), Member->getMethodDecl()};
-  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
-  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0 ||
-      !isModuleForwardCall(Call))
-    return {nullptr, nullptr};
-  const CXXRecordDecl *Impl = forwardModuleClass(Call);
-  if (!Impl || !(Impl = Impl->getDefinition()))
-    return {nullptr, nullptr};
-  for (const NamedDecl *D : Impl->lookup(&Impl->getASTContext().Idents.get(
-           "forward")))
-    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
-        M && M->getNumParams() + 1 == Op->getNumArgs())
-      return {Op->getArg(0), M};
-  return {nullptr, nullptr};
-}
-
-} // namespace
 
 const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
   const auto *Var =
@@ -355,6 +360,10 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
       // (`cell(states[t])`): a later write into that input breaks it.
       if (moduleSavesInput(forwardModuleClass(Call)))
         recordModuleSaving(Call, Ops, V);
+      // A module of the user's: what its forward saves.
+      else if (const CXXMethodDecl *Forward = objectMethodOf(Call).second)
+        if (const FunctionSummary *Summary = FunctionSummary::of(*Forward, Ctx))
+          recordCalleeSaving(Call, Ops, *Summary, V);
     }
     return V;
   }

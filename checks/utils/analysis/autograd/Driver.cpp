@@ -101,6 +101,7 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       }
       if (!Out.Result.ReadOut)
         Out.Result.ReadOut = V.Taint;
+      recordReturnedSavings(V);
     }
     return;
   }
@@ -171,6 +172,28 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
       }
     }
   return true;
+}
+
+void AutogradFlowBuilder::recordReturnedSavings(const Value &Returned) {
+  if (!Out.Result.Saver)
+    for (unsigned Id : Returned.SavedBy)
+      if (Savers[Id].second) {
+        Out.Result.Saver = Savers[Id].first;
+        break;
+      }
+  // What the callee saved of the tensors it was handed, still saved here.
+  for (unsigned I = 0; I < Fn.getNumParams(); ++I) {
+    const ParmVarDecl *Param = Fn.getParamDecl(I);
+    auto It = DefIds.find({Param, Param});
+    if (It == DefIds.end() ||
+        llvm::any_of(Out.Result.SavedParams,
+                     [&](const auto &P) { return P.Index == I; }))
+      continue;
+    DefSet By;
+    S->Saved.secondsOf(It->second, By);
+    if (!By.empty())
+      Out.Result.SavedParams.push_back({I, Savers[*By.begin()].first});
+  }
 }
 
 void AutogradFlowBuilder::reportPassesThroughState() {

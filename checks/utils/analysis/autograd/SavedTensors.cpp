@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/autograd/Builder.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -60,6 +61,7 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
     R.Saver = Savers[SaverId].first;
     R.SavedOutput = Savers[SaverId].second;
     R.Use = &Use;
+    R.InnerSaver = InnerSavers.lookup(SaverId);
     Out.InPlaceWrites.push_back(R);
   }
 }
@@ -151,6 +153,43 @@ void AutogradFlowBuilder::recordModuleSaving(const CallExpr &Call,
   unsigned Id = saverId(Call, /*Output=*/false);
   Result.Savers.insert(Id);
   S->Pending.eraseSeconds(DefSet{Id});
+}
+
+void AutogradFlowBuilder::recordCalleeSaving(const CallExpr &Call,
+                                             const CallOperands &Ops,
+                                             const FunctionSummary &Summary,
+                                             Value &Result) {
+  // `model(x)` on a holder: the object is the first operand.
+  const unsigned Shift =
+      isa<CXXOperatorCallExpr>(Call) && !isa<CXXMemberCallExpr>(Call) &&
+              cast<CXXOperatorCallExpr>(Call).getOperator() == OO_Call
+          ? 1
+          : 0;
+  bool SavesArgs = false;
+  for (const auto &[Index, Inner] : Summary.SavedParams) {
+    const unsigned Arg = Index + Shift;
+    if (Arg >= Call.getNumArgs() || Arg >= Ops.Args.size() ||
+        Ops.Args[Arg].Same.empty())
+      continue;
+    unsigned Id = saverId(Call, /*Output=*/false);
+    InnerSavers.try_emplace(Id, Inner);
+    for (unsigned Def : Ops.Args[Arg].Same)
+      S->Saved.insert(Def, Id);
+    SavesArgs = true;
+  }
+  if (SavesArgs) {
+    unsigned Id = saverId(Call, /*Output=*/false);
+    Result.Savers.insert(Id);
+    S->Pending.eraseSeconds(DefSet{Id});
+  }
+  if (Summary.ResultSaver) {
+    unsigned Id = saverId(Call, /*Output=*/true);
+    InnerSavers.try_emplace(Id, Summary.ResultSaver);
+    Result.Same.clear();
+    Result.SavedBy = DefSet{Id};
+    Result.Savers.insert(Id);
+    S->Pending.eraseSeconds(DefSet{Id});
+  }
 }
 
 void AutogradFlowBuilder::recordSaving(const CallExpr &Call,

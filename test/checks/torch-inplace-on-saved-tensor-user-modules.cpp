@@ -1,0 +1,101 @@
+// What a module of the user's (or a helper) saves for the backward pass is
+// known from its body: a forward that ends in sigmoid/exp/tanh returns a
+// tensor its backward needs, and a forward that runs a layer with weights on
+// its input keeps that input. Writing into either in place before the
+// backward pass makes it throw.
+// RUN: %check_torch_tidy %s torch-inplace-on-saved-tensor %t -- -- -isystem %mock_torch
+
+#include <torch/torch.h>
+
+struct GateImpl : torch::nn::Module {
+  torch::nn::Linear fc{4, 4};
+  torch::Tensor forward(const torch::Tensor &x) {
+    return torch::sigmoid(fc(x));
+  }
+};
+TORCH_MODULE(Gate);
+
+struct EncoderImpl : torch::nn::Module {
+  torch::nn::Linear fc{4, 4};
+  torch::Tensor forward(torch::Tensor x) { return torch::relu(fc(x)); }
+};
+TORCH_MODULE(Encoder);
+
+torch::Tensor squash(torch::nn::Linear &fc, const torch::Tensor &x) {
+  auto z = fc(x);
+  return z.exp();
+}
+
+// --- Positive ------------------------------------------------------------------
+
+void resultWritten(Gate gate, torch::optim::SGD &opt) {
+  auto x = torch::randn({2, 4});
+  auto y = gate(x);
+  y.mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place 'mul_' changes a tensor that 'gate' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: 'gate' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE-24]]:12: note: inside it, 'at::sigmoid' saves the tensor
+  // CHECK-MESSAGES: :[[@LINE+2]]:11: note: the backward pass that needs it
+  opt.zero_grad();
+  y.sum().backward();
+  opt.step();
+}
+
+void inputWritten(Encoder enc) {
+  auto x = torch::randn({2, 4});
+  auto h = enc->forward(x);
+  x.add_(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place 'add_' changes a tensor that 'enc' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:17: note: 'enc' saves its input for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE-30]]:63: note: inside it, 'fc' saves the tensor
+  // CHECK-MESSAGES: :[[@LINE+1]]:11: note: the backward pass that needs it
+  h.sum().backward();
+}
+
+void helperResultWritten(torch::nn::Linear fc) {
+  auto x = torch::randn({2, 4});
+  auto p = squash(fc, x);
+  p += 1;
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place '+=' changes a tensor that 'squash' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: 'squash' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE-35]]:12: note: inside it, 'exp' saves the tensor
+  // CHECK-MESSAGES: :[[@LINE+1]]:12: note: the backward pass that needs it
+  p.mean().backward();
+}
+
+// --- Negative ------------------------------------------------------------------
+
+// Written out of place.
+void outOfPlace(Gate gate) {
+  auto y = gate(torch::randn({2, 4}));
+  auto z = y * 2;
+  z.sum().backward();
+}
+
+// Written after the backward pass.
+void afterBackward(Gate gate) {
+  auto y = gate(torch::randn({2, 4}));
+  y.sum().backward();
+  y.mul_(2);
+}
+
+// A module whose forward saves nothing of its input (a multiplication by a
+// constant needs no operand for its gradient).
+struct ScaleImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) { return x * 2; }
+};
+TORCH_MODULE(Scale);
+
+void scaleInputWritten(Scale scale, torch::nn::Linear fc) {
+  auto x = torch::randn({2, 4});
+  auto y = fc(scale(x));
+  x.add_(1);
+  y.sum().backward();
+}
+
+// Evaluation under no_grad saves nothing.
+void evaluation(Gate gate) {
+  torch::NoGradGuard guard;
+  auto y = gate(torch::randn({2, 4}));
+  y.mul_(2);
+}
