@@ -111,6 +111,12 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
              "'%0' computes '%1' from its value in the previous call",
              DiagnosticIDs::Note)
             << P.StateWriter->getName() << P.StateMember->getName();
+      else if (P.StateWriter && P.SharedDefinitionLoc.isValid())
+        diag(P.SharedDefinitionLoc,
+             "'%0' (defined in another file) computes '%1' from its value in "
+             "the previous call",
+             DiagnosticIDs::Note)
+            << P.StateWriter->getName() << P.StateMember->getName();
       if (P.First != P.Failing)
         diag(beginLoc(*P.First),
              "the first pass, which frees the graph, is here",

@@ -323,7 +323,14 @@ const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx) {
   if (const FunctionDecl *Callee = userCallee(Call, Ctx))
     return FunctionSummary::of(*Callee, Ctx);
   const FunctionDecl *Callee = Call.getDirectCallee();
-  const ExternalSummary *Other = Callee ? externalSummaryOf(*Callee) : nullptr;
+  return Callee ? summaryOf(*Callee, Ctx) : nullptr;
+}
+
+const FunctionSummary *summaryOf(const FunctionDecl &F, ASTContext &Ctx) {
+  if (const FunctionSummary *Own = FunctionSummary::of(F, Ctx))
+    return Own;
+  const FunctionDecl *Callee = &F;
+  const ExternalSummary *Other = externalSummaryOf(*Callee);
   if (!Other)
     return nullptr;
   TranslationUnitState &State = state();
@@ -335,6 +342,14 @@ const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx) {
     S.Trains = Other->Trains;
     S.ResultHistory = Other->ResultHistory;
     S.ResultFromValuesElsewhere = Other->ResultFromValues;
+    S.ResultValuesReadOwnHistory = Other->ResultValuesOwn;
+    S.ResultReadOutElsewhere =
+        Other->ResultReadOut != ExternalSummary::ReadOut::None;
+    S.ResultReadOutOwnHistory =
+        Other->ResultReadOut == ExternalSummary::ReadOut::Own;
+    S.ResultSavedElsewhere = Other->ResultSaved;
+    for (unsigned I : Other->SavedParams)
+      S.SavedParams.push_back({I, nullptr});
     S.ClearsGradients = Other->ClearsGradients;
     S.External = true;
   }

@@ -73,6 +73,11 @@ struct FunctionSummary {
   /// The same, for a function of another translation unit: its summary
   /// (ProjectSummaries) says so, and the rebuilding is out of sight.
   bool ResultFromValuesElsewhere = false;
+  /// ResultReadOut for a function of another translation unit
+  /// (ResultReadOutOwnHistory says whose history).
+  bool ResultReadOutElsewhere = false;
+  /// ResultSaver for a function of another translation unit.
+  bool ResultSavedElsewhere = false;
   /// Clears gradients, for a function of another translation unit (read by
   /// torch-missing-zero-grad; same-file helpers are followed there).
   bool ClearsGradients = false;
@@ -92,6 +97,11 @@ struct FunctionSummary {
   /// AutogradFlow::forgetTranslationUnit().
   static void forgetTranslationUnit();
 };
+
+/// The summary of \p F: its own (FunctionSummary::of) when its body is in the
+/// user's code of this translation unit, else the one another translation
+/// unit wrote (ProjectSummaries); null otherwise.
+const FunctionSummary *summaryOf(const FunctionDecl &F, ASTContext &Ctx);
 
 /// The summary of the function \p Call invokes: its own (FunctionSummary::of)
 /// when its body is in the user's code of this translation unit, else the

@@ -4,6 +4,7 @@
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/GradMode.h"
+#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/LibTorch.h"
@@ -30,7 +31,9 @@ namespace clang::tidy::torch {
 namespace {
 
 constexpr llvm::StringLiteral Format = "torch-tidy-summaries";
-constexpr int64_t Version = 1;
+constexpr int64_t Version = 2;
+/// Version 1 files (without the facts version 2 added) are read too.
+constexpr int64_t OldestVersion = 1;
 constexpr llvm::StringLiteral ImportOption = "torch-tidy.Summaries";
 constexpr llvm::StringLiteral ExportOption = "torch-tidy.ExportSummaries";
 constexpr llvm::StringLiteral DiscoveredName = "torch-tidy-summaries.json";
@@ -120,6 +123,18 @@ std::optional<HistoryEvidence> historyFromName(llvm::StringRef Name) {
   return std::nullopt;
 }
 
+const char *readOutName(ExternalSummary::ReadOut R) {
+  switch (R) {
+  case ExternalSummary::ReadOut::Own:
+    return "own";
+  case ExternalSummary::ReadOut::Arguments:
+    return "arguments";
+  case ExternalSummary::ReadOut::None:
+    break;
+  }
+  return "none";
+}
+
 const char *modeName(ModeEffect::Kind K) {
   switch (K) {
   case ModeEffect::Eval:
@@ -163,7 +178,8 @@ parseTable(llvm::StringRef Text) {
   if (Root->getString("format") != std::optional<llvm::StringRef>(Format))
     return Fail("not a torch-tidy summary file (\"format\" is not \"" +
                 Format + "\")");
-  if (Root->getInteger("version") != std::optional<int64_t>(Version))
+  if (std::optional<int64_t> V = Root->getInteger("version");
+      !V || *V < OldestVersion || *V > Version)
     return Fail("summary format version " +
                 llvm::Twine(Root->getInteger("version").value_or(-1)) +
                 " is not supported (this torch-tidy reads version " +
@@ -198,6 +214,24 @@ parseTable(llvm::StringRef Text) {
             return Fail("a mode entry without \"param\" or a known \"mode\"");
           S.Modes.push_back({*What, static_cast<unsigned>(*Param)});
         }
+      S.ResultValuesOwn = O->getBoolean("result_values_own").value_or(false);
+      llvm::StringRef ReadOut = O->getString("result_read_out").value_or("none");
+      S.ResultReadOut = ReadOut == "own"         ? ExternalSummary::ReadOut::Own
+                        : ReadOut == "arguments" ? ExternalSummary::ReadOut::Arguments
+                                                 : ExternalSummary::ReadOut::None;
+      S.ResultSaved = O->getBoolean("result_saved").value_or(false);
+      if (const llvm::json::Array *Saved = O->getArray("saved_params"))
+        for (const llvm::json::Value &P : *Saved)
+          if (std::optional<int64_t> I = P.getAsInteger(); I && *I >= 0)
+            S.SavedParams.push_back(static_cast<unsigned>(*I));
+      for (auto [Key, Into] :
+           {std::pair{"carries", &S.Carries},
+            std::pair{"carries_aside", &S.CarriesAside},
+            std::pair{"replaces", &S.Replaces}})
+        if (const llvm::json::Array *Names = O->getArray(Key))
+          for (const llvm::json::Value &N : *Names)
+            if (std::optional<llvm::StringRef> Name = N.getAsString())
+              Into->push_back(Name->str());
       // The merge keeps the first definition: so does a reader of an
       // unmerged file.
       Table->Functions.try_emplace(*Usr, std::move(S));
@@ -438,7 +472,14 @@ llvm::json::Value toJSON(const FunctionEntry &E) {
                                      {"param", M.Param},
                                      {"mode", modeName(M.What)}});
                                return Modes;
-                             }()}};
+                             }()},
+                            {"result_values_own", S.ResultValuesOwn},
+                            {"result_read_out", readOutName(S.ResultReadOut)},
+                            {"result_saved", S.ResultSaved},
+                            {"saved_params", llvm::json::Array(S.SavedParams)},
+                            {"carries", llvm::json::Array(S.Carries)},
+                            {"carries_aside", llvm::json::Array(S.CarriesAside)},
+                            {"replaces", llvm::json::Array(S.Replaces)}};
 }
 
 llvm::json::Value toJSON(const CallEntry &C) {
@@ -460,10 +501,14 @@ void writeObject(llvm::raw_ostream &OS, const llvm::json::Value &V,
     OS << (First ? "" : ", ") << llvm::json::Value(K) << ": ";
     if (const llvm::json::Array *A = V.getAsArray()) {
       // The modes: {"param": N, "mode": "..."} each, in order.
+      // Names and indices: as values.
       OS << "[";
       for (size_t I = 0; I < A->size(); ++I) {
         OS << (I ? ", " : "");
-        writeObject(OS, (*A)[I], {"param", "mode"});
+        if ((*A)[I].getAsObject())
+          writeObject(OS, (*A)[I], {"param", "mode"});
+        else
+          OS << (*A)[I];
       }
       OS << "]";
     } else {
@@ -513,7 +558,9 @@ void writeExport(Registry &R, const std::string &Path) {
     OS << (I ? ",\n    " : "\n    ");
     writeObject(OS, toJSON(Functions[I]),
                 {"usr", "name", "file", "line", "trains", "clears_gradients",
-                 "result", "result_from_values", "modes"});
+                 "result", "result_from_values", "modes", "result_values_own",
+                 "result_read_out", "result_saved", "saved_params", "carries",
+                 "carries_aside", "replaces"});
   }
   OS << (Functions.empty() ? "],\n" : "\n  ],\n") << "  \"calls\": [";
   for (size_t I = 0; I < Calls.size(); ++I) {
@@ -567,7 +614,27 @@ void exportUnit(ASTContext &Ctx, const std::string &MainFile,
       S.ResultHistory = Own->ResultHistory;
       S.ResultFromValues =
           Own->ResultFromValues != nullptr || Own->ResultFromValuesElsewhere;
+      S.ResultValuesOwn = S.ResultFromValues && Own->ResultValuesReadOwnHistory;
+      if (Own->ResultReadOut || Own->ResultReadOutElsewhere)
+        S.ResultReadOut = Own->ResultReadOutOwnHistory
+                              ? ExternalSummary::ReadOut::Own
+                              : ExternalSummary::ReadOut::Arguments;
+      S.ResultSaved = Own->ResultSaver != nullptr || Own->ResultSavedElsewhere;
+      for (const AutogradFlow::SavedParameter &P : Own->SavedParams)
+        S.SavedParams.push_back(P.Index);
     }
+    if (const auto *M = dyn_cast<CXXMethodDecl>(F))
+      if (const autograd::MemberStateSummary *State =
+              autograd::memberStateOf(*M)) {
+        for (const autograd::CarriedMember &C : State->Carried)
+          S.Carries.push_back(C.Field->getNameAsString());
+        for (const autograd::CarriedMember &C : State->CarriedAside)
+          S.CarriesAside.push_back(C.Field->getNameAsString());
+        for (const FieldDecl *Field : State->Replaced)
+          S.Replaces.push_back(Field->getNameAsString());
+        for (auto *Names : {&S.Carries, &S.CarriesAside, &S.Replaces})
+          llvm::sort(*Names);
+      }
     S.ClearsGradients = clearsGradients(*F->getBody(), Ctx, 0, ClearsMemo);
     S.Modes = modeEffectsOf(*F, S.Trains, Ctx);
     Functions.push_back(std::move(E));

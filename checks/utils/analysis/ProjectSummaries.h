@@ -60,6 +60,21 @@ struct ExternalSummary {
   HistoryEvidence ResultHistory = HistoryEvidence::Possible;
   bool ResultFromValues = false;
   llvm::SmallVector<ModeEffect, 2> Modes;
+  // Version 2:
+  /// The values the result was rebuilt from (ResultFromValues) were read out
+  /// of history the function made itself: every call rebuilds.
+  bool ResultValuesOwn = false;
+  /// It returns a host value read out of a tensor with history: of what it
+  /// was handed, or of history it made itself.
+  enum class ReadOut { None, Arguments, Own } ResultReadOut = ReadOut::None;
+  /// An operation inside saved the returned tensor, and these tensor
+  /// parameters, for the backward pass.
+  bool ResultSaved = false;
+  llvm::SmallVector<unsigned, 1> SavedParams;
+  /// For a member function: the members of its object it carries from one
+  /// call into the next, with history, that its result is computed from
+  /// (MemberState.h), those it carries aside, and those it replaces.
+  llvm::SmallVector<std::string, 1> Carries, CarriesAside, Replaces;
 };
 
 /// The calls of one function in other translation units.

@@ -362,7 +362,7 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
         recordModuleSaving(Call, Ops, V);
       // A module of the user's: what its forward saves.
       else if (const CXXMethodDecl *Forward = objectMethodOf(Call).second)
-        if (const FunctionSummary *Summary = FunctionSummary::of(*Forward, Ctx))
+        if (const FunctionSummary *Summary = summaryOf(*Forward, Ctx))
           recordCalleeSaving(Call, Ops, *Summary, V);
     }
     return V;
@@ -418,14 +418,15 @@ std::optional<Value> AutogradFlowBuilder::visitUserCall(const CallExpr &Call,
     V.FromValues = Summary->ResultFromValues;
     V.ValuesRead = Summary->ResultValuesRead;
   } else if (Summary->ResultFromValuesElsewhere &&
-             V.History == HistoryEvidence::None && OperandsHaveHistory) {
+             V.History == HistoryEvidence::None &&
+             (OperandsHaveHistory || Summary->ResultValuesReadOwnHistory)) {
     // Rebuilt in another file: the call is the construction, and what it
     // was handed the values read.
     V.FromValues = &Call;
     V.ValuesRead = Call.getNumArgs() ? Call.getArg(0) : &Call;
   }
   // A value read out inside the callee: the call is the read.
-  if (Summary->ResultReadOut &&
+  if ((Summary->ResultReadOut || Summary->ResultReadOutElsewhere) &&
       (OperandsHaveHistory || Summary->ResultReadOutOwnHistory))
     V.Taint = &Call;
   return V;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "utils/analysis/autograd/MemberState.h"
+#include "utils/analysis/ProjectSummaries.h"
 #include "utils/analysis/autograd/Builder.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -301,9 +302,51 @@ const CXXMethodDecl *definitionOf(const CXXMethodDecl &M) {
 
 } // namespace
 
+namespace {
+
+/// The summary another translation unit wrote for \p M (ProjectSummaries):
+/// members by name, no write to point at.
+std::optional<MemberStateSummary> externalMemberState(const CXXMethodDecl &M) {
+  const ExternalSummary *Other = externalSummaryOf(M);
+  const CXXRecordDecl *Class = M.getParent()->getDefinition();
+  if (!Other || !Class ||
+      (Other->Carries.empty() && Other->CarriesAside.empty() &&
+       Other->Replaces.empty()))
+    return std::nullopt;
+  auto FieldNamed = [&](llvm::StringRef Name) -> const FieldDecl * {
+    for (const FieldDecl *F : Class->fields())
+      if (F->getName() == Name && isTensorValued(F->getType()))
+        return F;
+    return nullptr;
+  };
+  MemberStateSummary S;
+  for (const std::string &Name : Other->Carries)
+    if (const FieldDecl *F = FieldNamed(Name))
+      S.Carried.push_back({F, nullptr, &M});
+  for (const std::string &Name : Other->CarriesAside)
+    if (const FieldDecl *F = FieldNamed(Name))
+      S.CarriedAside.push_back({F, nullptr, &M});
+  for (const std::string &Name : Other->Replaces)
+    if (const FieldDecl *F = FieldNamed(Name))
+      S.Replaced.push_back(F);
+  return S;
+}
+
+} // namespace
+
 const MemberStateSummary *memberStateOf(const CXXMethodDecl &M) {
   const CXXMethodDecl *Def = definitionOf(M);
-  if (!Def || Def->isStatic())
+  if (!Def) {
+    // Defined in another file: its summary, if the project's has one.
+    if (M.isStatic() || M.getParent()->isLambda())
+      return nullptr;
+    const CXXMethodDecl *Key = M.getCanonicalDecl();
+    auto [It, Inserted] = cache().Methods.try_emplace(Key);
+    if (Inserted)
+      It->second = externalMemberState(M);
+    return It->second ? &*It->second : nullptr;
+  }
+  if (Def->isStatic())
     return nullptr;
   auto [It, Inserted] = cache().Methods.try_emplace(Def);
   if (Inserted) {

@@ -182,7 +182,7 @@ void AutogradFlowBuilder::recordCalleeSaving(const CallExpr &Call,
     Result.Savers.insert(Id);
     S->Pending.eraseSeconds(DefSet{Id});
   }
-  if (Summary.ResultSaver) {
+  if (Summary.ResultSaver || Summary.ResultSavedElsewhere) {
     unsigned Id = saverId(Call, /*Output=*/true);
     InnerSavers.try_emplace(Id, Summary.ResultSaver);
     Result.Same.clear();

@@ -18,3 +18,11 @@ torch::Tensor rebuild(const torch::Tensor &t) {
 static torch::Tensor scaled(const torch::Tensor &t) { return t * 2; }
 
 torch::Tensor rebuild_twice(const torch::Tensor &t) { return rebuild(scaled(t)); }
+
+torch::Tensor GateImpl::forward(torch::Tensor x) {
+  return torch::sigmoid(fc(x));
+}
+
+float value_of(torch::nn::Linear &critic, const torch::Tensor &state) {
+  return critic(state).item<float>();
+}

@@ -28,3 +28,23 @@ double validate(torch::nn::Linear &model, const Batches &data);
 double evaluate_and_restore(torch::nn::Linear &model, const Batches &data);
 void finetune(torch::nn::Linear &model, torch::optim::SGD &opt,
               const Batches &data);
+
+// Defined in steps.cpp: a module that keeps its recurrent state between
+// forward() calls (h_ = cell(x, h_), never detached).
+struct RecurrentImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x);
+  void reset_state();
+  torch::nn::RNNCell cell{4, 8};
+  torch::Tensor h_;
+};
+TORCH_MODULE(Recurrent);
+
+// Defined in losses.cpp: a forward that returns what sigmoid saved.
+struct GateImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x);
+  torch::nn::Linear fc{4, 4};
+};
+TORCH_MODULE(Gate);
+
+// losses.cpp: a value read out of the critic's own output.
+float value_of(torch::nn::Linear &critic, const torch::Tensor &state);

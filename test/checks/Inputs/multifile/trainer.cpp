@@ -151,3 +151,53 @@ void epochs_restored(torch::nn::Linear &model, torch::optim::SGD &opt,
     evaluate_and_restore(model, val);
   }
 }
+
+// A module whose forward (in steps.cpp) keeps its hidden state between calls.
+void stateful(Recurrent &model, torch::optim::SGD &opt, const Batches &data) {
+  for (const auto &batch : data) {
+    opt.zero_grad();
+    auto loss = model->forward(batch.first).sum();
+    // WITH: :[[@LINE+2]]:5: warning: backward pass in a loop reaches the graph of 'RecurrentImpl::h_' that 'model' keeps from the previous iteration{{.*}} [torch-backward-twice-without-retain-graph]
+    // WITH: :[[@LINE-2]]:17: note: 'forward' (defined in another file) computes 'h_' from its value in the previous call
+    loss.backward();
+    opt.step();
+  }
+}
+
+// The same, reset every iteration (reset_state() in steps.cpp).
+void stateful_reset(Recurrent &model, torch::optim::SGD &opt,
+                    const Batches &data) {
+  for (const auto &batch : data) {
+    model->reset_state();
+    opt.zero_grad();
+    model->forward(batch.first).sum().backward();
+    opt.step();
+  }
+}
+
+// Written in place after a forward (in losses.cpp) that saved its result.
+void gated(Gate &gate, torch::optim::SGD &opt, const Batches &data) {
+  for (const auto &batch : data) {
+    opt.zero_grad();
+    auto y = gate->forward(batch.first);
+    // WITH: :[[@LINE+2]]:7: warning: in-place 'mul_' changes a tensor that 'gate' saved for the backward pass{{.*}} [torch-inplace-on-saved-tensor]
+    // WITH: :[[@LINE-2]]:20: note: 'gate' saves its result for the backward pass here
+    y.mul_(2);
+    // WITH: :[[@LINE+1]]:13: note: the backward pass that needs it
+    y.sum().backward();
+    opt.step();
+  }
+}
+
+// A value read out in another file (of the critic's own output), rebuilt.
+void critic_values(torch::nn::Linear &critic, torch::optim::SGD &opt,
+                   const Batches &data) {
+  std::vector<float> values;
+  for (const auto &batch : data)
+    values.push_back(value_of(critic, batch.first));
+  // WITH: :[[@LINE+2]]:15: warning: torch::tensor builds a tensor without autograd history from values read out of a tensor that has it{{.*}} [torch-tensor-from-values-breaks-graph]
+  // WITH: :[[@LINE-2]]:22: note: values read out of a tensor with autograd history here
+  auto loss = torch::tensor(values).pow(2).mean();
+  // WITH: :[[@LINE+1]]:3: note: the new tensor is backpropagated here, with no other autograd history
+  loss.backward();
+}
