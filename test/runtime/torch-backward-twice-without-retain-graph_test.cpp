@@ -102,4 +102,46 @@ TEST(BackwardTwiceWithoutRetainGraph, RetainGraphFixItWorks) {
   EXPECT_TRUE(torch::allclose(Retained, Summed.to(Retained.device())));
 }
 
+// A module that keeps its recurrent state in a member between forward()
+// calls (test/checks/torch-backward-twice-without-retain-graph-members.cpp):
+// the second iteration's backward pass reaches the graph of the first
+// iteration's state, which that pass freed. Detaching the state where forward()
+// takes it up again trains.
+struct KeepsStateImpl : torch::nn::Module {
+  explicit KeepsStateImpl(bool Detach) : Detach(Detach) {
+    Cell = register_module("cell", torch::nn::RNNCell(4, 8));
+  }
+  torch::Tensor forward(const torch::Tensor &X) {
+    if (!H.defined())
+      H = torch::zeros({1, 8}, X.options());
+    if (Detach)
+      H = H.detach();
+    H = Cell(X, H);
+    return H;
+  }
+  torch::nn::RNNCell Cell{nullptr};
+  torch::Tensor H;
+  bool Detach;
+};
+
+void trainKeepingState(bool Detach, int Steps) {
+  const torch::Device Device = testDevice();
+  auto Model = std::make_shared<KeepsStateImpl>(Detach);
+  Model->to(Device);
+  torch::optim::SGD Opt(Model->parameters(), 0.01);
+  for (int Step = 0; Step < Steps; ++Step) {
+    Opt.zero_grad();
+    auto Loss = Model->forward(torch::randn({1, 4}, Device)).pow(2).sum();
+    Loss.backward();
+    Opt.step();
+  }
+}
+
+TEST(BackwardTwiceWithoutRetainGraph, ModuleStateKeptBetweenCallsThrows) {
+  EXPECT_EQ(thrownMessage([] { trainKeepingState(false, 1); }), "");
+  EXPECT_TRUE(contains(thrownMessage([] { trainKeepingState(false, 2); }),
+                       SecondPassError));
+  EXPECT_EQ(thrownMessage([] { trainKeepingState(true, 5); }), "");
+}
+
 } // namespace

@@ -262,4 +262,32 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(Info.param.Name);
     });
 
+// A module of the user's whose forward ends in sigmoid returns the tensor
+// sigmoid saved (test/checks/torch-inplace-on-saved-tensor-user-modules.cpp):
+// the caller's in-place write makes the backward pass throw; so does writing
+// into the input a Linear layer inside the forward saved.
+struct GateImpl : torch::nn::Module {
+  GateImpl() { Fc = register_module("fc", torch::nn::Linear(4, 4)); }
+  torch::Tensor forward(const torch::Tensor &X) { return torch::sigmoid(Fc(X)); }
+  torch::nn::Linear Fc{nullptr};
+};
+
+TEST(InplaceOnSavedTensor, UserModuleResultWrittenInPlaceThrows) {
+  const torch::Device Device = testDevice();
+  auto Gate = std::make_shared<GateImpl>();
+  Gate->to(Device);
+  auto Run = [&](bool InPlace, bool WriteInput) {
+    auto X = torch::randn({2, 4}, Device);
+    auto Y = Gate->forward(X);
+    if (InPlace && !WriteInput)
+      Y.mul_(2);
+    if (InPlace && WriteInput)
+      X.add_(1);
+    Y.sum().backward();
+  };
+  EXPECT_TRUE(contains(thrownMessage([&] { Run(true, false); }), Modified));
+  EXPECT_TRUE(contains(thrownMessage([&] { Run(true, true); }), Modified));
+  EXPECT_EQ(thrownMessage([&] { Run(false, false); }), "");
+}
+
 } // namespace
