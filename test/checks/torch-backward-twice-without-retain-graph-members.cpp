@@ -358,3 +358,33 @@ private:
   torch::nn::GRU gru{4, 8};
   torch::Tensor hidden_;
 };
+
+// --- The module is a member of a trainer class ----------------------------------
+
+class RecurrentTrainer {
+public:
+  void fit(int steps) {
+    for (int step = 0; step < steps; ++step) {
+      auto loss = model_->forward(torch::randn({1, 4})).pow(2).mean();
+      opt_.zero_grad();
+      loss.backward();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: backward pass in a loop reaches the graph of 'StatefulImpl::h' that 'model_' keeps from the previous iteration, which that iteration's backward pass freed; detach 'h' between iterations, or pass retain_graph=true [torch-backward-twice-without-retain-graph]
+      // CHECK-MESSAGES: :158:5: note: 'forward' computes 'h' from its value in the previous call
+      opt_.step();
+    }
+  }
+  // Negative: the state is reset at every step.
+  void fitWithReset(int steps) {
+    for (int step = 0; step < steps; ++step) {
+      model_->reset_state();
+      auto loss = model_->forward(torch::randn({1, 4})).pow(2).mean();
+      opt_.zero_grad();
+      loss.backward();
+      opt_.step();
+    }
+  }
+
+private:
+  Stateful model_;
+  torch::optim::SGD opt_{model_->parameters(), 0.1};
+};

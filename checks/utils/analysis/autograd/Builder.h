@@ -149,6 +149,10 @@ private:
   BodyParents Scopes;
   GradModeAnalysis GradMode{Scopes};
 
+  /// The variables that stand for fields of the analysed method's object
+  /// whose state the dataflow follows (stateObjectOf).
+  mutable llvm::DenseMap<const FieldDecl *, const VarDecl *> FieldStandins;
+
   /// The range variable (`__range1`) of each range-for loop variable.
   llvm::DenseMap<const VarDecl *, const VarDecl *> RangeOf;
 

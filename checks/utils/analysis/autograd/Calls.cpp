@@ -205,10 +205,54 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
 }
 
 
+namespace {
+
+/// `model_` or `this->model_` (through `->`, `*` and implicit casts): a field
+/// of the object whose method is analysed.
+const FieldDecl *ownField(const Expr *Object) {
+  while (Object) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Object);
+        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1) {
+      Object = Op->getArg(0);
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(Object);
+        U && U->getOpcode() == UO_Deref) {
+      Object = U->getSubExpr();
+      continue;
+    }
+    const auto *Member = dyn_cast<MemberExpr>(Object);
+    if (!Member ||
+        !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return nullptr;
+    return dyn_cast<FieldDecl>(Member->getMemberDecl());
+  }
+  return nullptr;
+}
+
+} // namespace
+
 const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
-  const auto *Var =
-      dyn_cast_or_null<VarDecl>(Object ? moduleObjectEntity(Object) : nullptr);
-  return isLocal(Var) && !isTensorValued(Var->getType()) ? Var : nullptr;
+  if (!Object)
+    return nullptr;
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(moduleObjectEntity(Object)))
+    return isLocal(Var) && !isTensorValued(Var->getType()) ? Var : nullptr;
+  // A module the analysed method's object holds (`model_->forward(x)` in a
+  // trainer's fit()): it outlives every iteration of the method's loops. The
+  // dataflow keys its state by a variable that stands for the field in this
+  // function (never declared in it, so its lifetime never ends).
+  const FieldDecl *Field = ownField(Object);
+  if (!Field || isTensorValued(Field->getType()))
+    return nullptr;
+  const VarDecl *&Standin = FieldStandins[Field];
+  if (!Standin)
+    Standin = VarDecl::Create(
+        Ctx, const_cast<FunctionDecl *>(&Fn), Field->getLocation(),
+        Field->getLocation(), Field->getIdentifier(), Field->getType(),
+        Field->getTypeSourceInfo(), SC_None);
+  return Standin;
 }
 
 void AutogradFlowBuilder::trackObjectState(const CallExpr &Call,
