@@ -369,25 +369,32 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
   if (llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }) ||
       !Fn.getBody())
     return;
-  // Only a local variable of the function, made on every call: one kept
-  // elsewhere, returned, or made under a condition may be made once.
+  // Only a local variable of the function, or what it returns, made on
+  // every call: one kept elsewhere or made under a condition may be made
+  // once.
   bool Local = isa<DeclStmt>(C.At);
+  bool Returned = false;
   for (const Stmt *P = Parents.parentOf(*C.At, Fn); P;
        P = Parents.parentOf(*P, Fn)) {
     if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator,
             LambdaExpr>(P))
       return;
-    if (!Local && isa<Expr>(P))
+    if (!Local && !Returned && isa<Expr>(P))
       continue;
-    if (const auto *DS = dyn_cast<DeclStmt>(P); DS && !Local)
+    // `return torch::optim::Adam(model->parameters(), ...);`, a factory.
+    if (!Local && !Returned && isa<ReturnStmt>(P)) {
+      Returned = true;
+      continue;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(P); DS && !Local && !Returned)
       Local = llvm::all_of(DS->decls(), [](const Decl *D) {
         const auto *VD = dyn_cast<VarDecl>(D);
         return VD && VD->hasLocalStorage();
       });
-    if (!Local)
+    if (!Local && !Returned)
       return;
   }
-  if (!Local)
+  if (!Local && !Returned)
     return;
   // What the parameters come from, seen from the whole body of Fn.
   RootFinder Inside(*Fn.getBody(), SM);
@@ -406,6 +413,19 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
       }
     if (!Loop)
       continue;
+    // A factory's optimizer is made where the caller asks for it: on every
+    // iteration only when the call is not under a condition in the loop (a
+    // periodic restart is deliberate).
+    if (Returned) {
+      bool Conditional = false;
+      for (const Stmt *P = Parents.parentOf(*Site.Call, *Site.Caller);
+           P && P != Loop; P = Parents.parentOf(*P, *Site.Caller))
+        if (isa<IfStmt, SwitchCase, ConditionalOperator,
+                BinaryConditionalOperator, LambdaExpr>(P))
+          Conditional = true;
+      if (Conditional)
+        continue;
+    }
     // The model the caller hands over on every iteration.
     RootFinder Outside(*Loop, SM);
     const unsigned First = isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0;

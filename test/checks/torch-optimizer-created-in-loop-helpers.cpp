@@ -96,3 +96,77 @@ struct Trainer {
     }
   }
 };
+
+// --- Factories: a function that returns a new optimizer ------------------------
+
+torch::optim::Adam make_adam(Net &model, double lr) {
+  return torch::optim::Adam(model->parameters(), torch::optim::AdamOptions(lr));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+  // CHECK-MESSAGES: :[[@LINE+13]]:16: note: called inside the training loop here
+  // CHECK-MESSAGES: :[[@LINE+10]]:30: note: its parameters come from 'model', which outlives the loop
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_rmsprop(Net &model) {
+  return std::make_unique<torch::optim::RMSprop>(model->parameters(), 0.01);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+  // CHECK-MESSAGES: :[[@LINE+17]]:16: note: called inside the training loop here
+  // CHECK-MESSAGES: :[[@LINE+14]]:29: note: its parameters come from 'model', which outlives the loop
+}
+
+void factory_each_epoch(Net &model, const Batches &data) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    auto opt = make_adam(model, 1e-3 / (epoch + 1));
+    for (const auto &b : data) {
+      opt.zero_grad();
+      model->forward(b.first).sum().backward();
+      opt.step();
+    }
+  }
+}
+
+void factory_each_step(Net &model, const Batches &data) {
+  for (const auto &b : data) {
+    auto opt = make_rmsprop(model);
+    opt->zero_grad();
+    model->forward(b.first).sum().backward();
+    opt->step();
+  }
+}
+
+// Negative: the factory is called once, before the loop.
+void factory_once(Net &model, const Batches &data) {
+  auto opt = make_adam(model, 1e-3);
+  for (const auto &b : data) {
+    opt.zero_grad();
+    model->forward(b.first).sum().backward();
+    opt.step();
+  }
+}
+
+// Negative: a deliberate restart every 50 epochs, into an optimizer kept
+// across iterations.
+void factory_restart(Net &model, const Batches &data) {
+  auto opt = make_rmsprop(model);
+  for (int epoch = 0; epoch < 200; ++epoch) {
+    if (epoch % 50 == 0)
+      opt = make_rmsprop(model);
+    for (const auto &b : data) {
+      opt->zero_grad();
+      model->forward(b.first).sum().backward();
+      opt->step();
+    }
+  }
+}
+
+// Negative: a fresh model per trial, and its optimizer from the factory.
+void factory_fresh_model(const Batches &data) {
+  for (int trial = 0; trial < 5; ++trial) {
+    Net model;
+    auto opt = make_adam(model, 1e-3);
+    for (const auto &b : data) {
+      opt.zero_grad();
+      model->forward(b.first).sum().backward();
+      opt.step();
+    }
+  }
+}
