@@ -12,6 +12,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -96,6 +97,35 @@ Scores scoresOfLayer(const CXXRecordDecl *Impl) {
   return Scores::Unknown;
 }
 
+/// The layer the last `push_back` into \p Entity appends in \p Body, when
+/// every `push_back` into it there runs unconditionally (not in a branch or a
+/// loop): `net->push_back(torch::nn::Softmax(1));`. Null otherwise.
+const Expr *lastAppendedLayer(const Stmt *Body, const ValueDecl *Entity) {
+  const Expr *Last = nullptr;
+  bool Conditional = false;
+  std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
+                                                     bool InBranch) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *M = Call->getMethodDecl();
+      if (M && M->getIdentifier() && M->getName() == "push_back" &&
+          Call->getNumArgs() >= 1 &&
+          moduleObjectEntity(Call->getImplicitObjectArgument()) == Entity) {
+        Conditional |= InBranch;
+        Last = Call->getArg(Call->getNumArgs() - 1);
+      }
+    }
+    const bool Branches =
+        isa<IfStmt, ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt,
+            AbstractConditionalOperator>(S);
+    for (const Stmt *Child : S->children())
+      Walk(Child, InBranch || Branches);
+  };
+  Walk(Body, false);
+  return Conditional ? nullptr : Last;
+}
+
 /// For the forward of a torch::nn::Sequential declared with its layers
 /// (`torch::nn::Sequential net(torch::nn::Linear(4, 3),
 /// torch::nn::Softmax(1));`, a variable or a member initialised in place):
@@ -121,9 +151,22 @@ Scores scoresOfSequential(const CallExpr &Forward) {
         C && !Construct && C->getNumArgs() > 0 && implOf(C->getType()) == Impl)
       Construct = C;
   });
-  if (!Construct)
+  const Expr *Last =
+      Construct ? Construct->getArg(Construct->getNumArgs() - 1) : nullptr;
+  // Built layer by layer (`net->push_back(...)`): in the function that
+  // declares it, or in the constructors of the class that holds it.
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity);
+      Var && Var->hasLocalStorage())
+    if (const auto *Fn = dyn_cast<FunctionDecl>(Var->getDeclContext()))
+      if (const Expr *Appended = lastAppendedLayer(Fn->getBody(), Var))
+        Last = Appended;
+  if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity))
+    if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
+      for (const CXXConstructorDecl *Ctor : Class->ctors())
+        if (const Expr *Appended = lastAppendedLayer(Ctor->getBody(), Field))
+          Last = Appended;
+  if (!Last)
     return Scores::Unknown;
-  const Expr *Last = Construct->getArg(Construct->getNumArgs() - 1);
   return scoresOfLayer(implOf(stripImplicit(Last)->getType()));
 }
 

@@ -53,3 +53,52 @@ void sequentialParameter(torch::nn::Sequential net, torch::Tensor x,
                          torch::Tensor y) {
   torch::nn::functional::cross_entropy(net->forward(x), y).backward();
 }
+
+// --- A Sequential built layer by layer ------------------------------------------
+
+void appended(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential model;
+  model->push_back(torch::nn::Linear(8, 3));
+  model->push_back(torch::nn::Softmax(1));
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:52: note: softmax applied here
+  loss.backward();
+}
+
+struct AppendedNetImpl : torch::nn::Module {
+  AppendedNetImpl() {
+    layers->push_back(torch::nn::Linear(8, 16));
+    layers->push_back(torch::nn::Linear(16, 3));
+    layers->push_back(torch::nn::Softmax(1));
+  }
+  torch::Tensor forward(torch::Tensor x) { return layers->forward(x); }
+  torch::nn::Sequential layers;
+};
+TORCH_MODULE(AppendedNet);
+
+void appendedMember(AppendedNet net, torch::Tensor x, torch::Tensor y) {
+  auto loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-8]]:51: note: softmax applied here
+  loss.backward();
+}
+
+// Negative: the softmax layer is appended only on one path.
+void appendedConditionally(torch::Tensor x, torch::Tensor y, bool probs) {
+  torch::nn::Sequential model;
+  model->push_back(torch::nn::Linear(8, 3));
+  if (probs)
+    model->push_back(torch::nn::Softmax(1));
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  loss.backward();
+}
+
+// Negative: the last layer appended is the linear one.
+void appendedLogits(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential model;
+  model->push_back(torch::nn::Softmax(1));
+  model->push_back(torch::nn::Linear(8, 3));
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  loss.backward();
+}

@@ -532,6 +532,7 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
 public:
   template <typename... M> SequentialImpl(M &&...) {}
   at::Tensor forward(const at::Tensor &input) { return input; }
+  template <typename M> void push_back(M &&module) {}
 };
 TORCH_MODULE(Sequential);
 
