@@ -218,10 +218,13 @@ llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F) {
 const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
                                            ASTContext &Ctx) {
   const FunctionDecl *Def = userDefinition(F, Ctx.getSourceManager());
+  return Def ? summarise(*Def, Ctx) : nullptr;
+}
+
+const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
+                                                  ASTContext &Ctx) {
   TranslationUnitState &State = state();
-  if (!Def)
-    return nullptr;
-  auto [It, Inserted] = State.Summaries.try_emplace(Key(&Ctx, Def));
+  auto [It, Inserted] = State.Summaries.try_emplace(Key(&Ctx, &Def));
   if (!Inserted)
     return It->second && !It->second->InProgress ? &It->second->Summary
                                                  : nullptr;
@@ -233,12 +236,12 @@ const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
   SummaryEntry *Entry = It->second.get(); // Stable: the map may grow below.
   ++State.Depth;
   FunctionSummary &S = Entry->Summary;
-  forEachStmt(Def->getBody(), [&](const Stmt &St) {
+  forEachStmt(Def.getBody(), [&](const Stmt &St) {
     if (const auto *Call = dyn_cast<CallExpr>(&St); Call && !S.Trains)
       S.Trains = trainsAt(*Call, Ctx);
   });
   if (std::unique_ptr<AutogradFlow> Flow =
-          AutogradFlow::analyze(*Def, Ctx, AutogradFlow::Mode::Callee)) {
+          AutogradFlow::analyze(Def, Ctx, AutogradFlow::Mode::Callee)) {
     S.ResultHistory = Flow->resultHistory();
     S.ResultFromValues = Flow->resultFromValues();
     S.ResultValuesRead = Flow->resultValuesRead();
@@ -322,6 +325,11 @@ void forEachCallSite(
 const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx) {
   if (const FunctionDecl *Callee = userCallee(Call, Ctx))
     return FunctionSummary::of(*Callee, Ctx);
+  // A lambda of the user's code, called directly or through a variable or
+  // member that holds it (a `std::function` callback): its call operator.
+  if (const auto *Lambda = dyn_cast_or_null<CXXMethodDecl>(calledBody(Call, Ctx));
+      Lambda && Lambda->getParent()->isLambda())
+    return FunctionSummary::summarise(*Lambda, Ctx);
   const FunctionDecl *Callee = Call.getDirectCallee();
   return Callee ? summaryOf(*Callee, Ctx) : nullptr;
 }

@@ -93,6 +93,10 @@ struct FunctionSummary {
   /// The summary of \p F (its definition is used); null when \p F has no
   /// definition in the user's code or its summary is being computed.
   static const FunctionSummary *of(const FunctionDecl &F, ASTContext &Ctx);
+  /// The summary of the definition \p Def (a function or a lambda's call
+  /// operator of the user's code).
+  static const FunctionSummary *summarise(const FunctionDecl &Def,
+                                          ASTContext &Ctx);
   /// Forgets every summary and the call index; called by
   /// AutogradFlow::forgetTranslationUnit().
   static void forgetTranslationUnit();

@@ -1,0 +1,88 @@
+// A training step written as a lambda, or kept in a std::function: what it
+// returns is known from its body, as for a named function.
+// RUN: %check_torch_tidy %s torch-loss-accumulated-without-item %t -- -- -isystem %mock_torch
+
+#include <functional>
+#include <torch/torch.h>
+#include <utility>
+#include <vector>
+
+using Batches = std::vector<std::pair<torch::Tensor, torch::Tensor>>;
+
+// --- Positive ------------------------------------------------------------------
+
+void lambdaStep(torch::nn::Linear model, torch::optim::SGD &opt,
+                const Batches &data) {
+  torch::Tensor epoch_loss = torch::zeros({});
+  auto step = [&](const torch::Tensor &x, const torch::Tensor &y) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  for (const auto &b : data)
+    epoch_loss += step(b.first, b.second);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'epoch_loss' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: epoch_loss += step(b.first, b.second).detach();
+}
+
+void callbackStep(torch::nn::Linear model, torch::optim::SGD &opt,
+                  const Batches &data) {
+  std::function<torch::Tensor(const torch::Tensor &, const torch::Tensor &)>
+      step = [&](const torch::Tensor &x, const torch::Tensor &y) {
+        opt.zero_grad();
+        auto loss = torch::mse_loss(model(x), y);
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+  torch::Tensor running = torch::zeros({});
+  for (const auto &b : data)
+    running += step(b.first, b.second);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'running' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: running += step(b.first, b.second).detach();
+}
+
+// --- Negative ------------------------------------------------------------------
+
+// The lambda returns the loss detached.
+void lambdaDetached(torch::nn::Linear model, torch::optim::SGD &opt,
+                    const Batches &data) {
+  torch::Tensor epoch_loss = torch::zeros({});
+  auto step = [&](const torch::Tensor &x, const torch::Tensor &y) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    return loss.detach();
+  };
+  for (const auto &b : data)
+    epoch_loss += step(b.first, b.second);
+}
+
+// The lambda returns a number.
+void lambdaItem(torch::nn::Linear model, torch::optim::SGD &opt,
+                const Batches &data) {
+  double epoch_loss = 0;
+  auto step = [&](const torch::Tensor &x, const torch::Tensor &y) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    return loss.item<double>();
+  };
+  for (const auto &b : data)
+    epoch_loss += step(b.first, b.second);
+}
+
+// Evaluation: the lambda runs under a guard and nothing trains.
+void lambdaEval(torch::nn::Linear model, const Batches &data) {
+  torch::NoGradGuard guard;
+  torch::Tensor total = torch::zeros({});
+  auto eval = [&](const torch::Tensor &x, const torch::Tensor &y) {
+    return torch::mse_loss(model(x), y);
+  };
+  for (const auto &b : data)
+    total += eval(b.first, b.second);
+}
