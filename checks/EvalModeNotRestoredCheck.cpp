@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalModeNotRestoredCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/PathGuard.h"
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
@@ -50,16 +51,19 @@ std::optional<ModeEvent> directEvent(const CallExpr &Call,
   return std::nullopt;
 }
 
-/// The body of a function of the user's code that \p Call calls, if any.
-const FunctionDecl *userCallee(const CallExpr &Call) {
+/// The body of a function of the user's code that \p Call calls, if any:
+/// also a lambda, called directly or through a variable or member holding
+/// one (a `std::function` callback).
+const FunctionDecl *moduleHelperCallee(const CallExpr &Call,
+                                       const ASTContext &Ctx) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   const FunctionDecl *Def = nullptr;
   if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
       isLibTorchFunction(Def))
-    return nullptr;
+    return calledBody(Call, Ctx);
   return isInUserCode(Def->getLocation(), Def->getASTContext().getSourceManager())
              ? Def
-             : nullptr;
+             : calledBody(Call, Ctx);
 }
 
 /// True if \p Call is made on the object whose member function it calls
@@ -100,11 +104,17 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
     if (std::optional<ModeEvent> E = directEvent(*Call, Ctx)) {
       if (E->Model)
         Events.push_back(*E);
-    } else if (const FunctionDecl *Callee = userCallee(*Call)) {
+    } else if (const FunctionDecl *Callee = moduleHelperCallee(*Call, Ctx)) {
       bool CalleeTrains = false;
+      const bool IsLambda = isa<CXXMethodDecl>(Callee) &&
+                            cast<CXXMethodDecl>(Callee)->getParent()->isLambda();
       for (const ModeEvent &E : summaryOf(*Callee, CalleeTrains)) {
         const ValueDecl *Model = nullptr;
-        if (const auto *Param = dyn_cast<ParmVarDecl>(E.Model)) {
+        // A lambda acts on what it captured: the caller's own variables.
+        if (IsLambda && isa<VarDecl>(E.Model) &&
+            E.Model->getDeclContext() != static_cast<const DeclContext *>(Callee)) {
+          Model = E.Model;
+        } else if (const auto *Param = dyn_cast<ParmVarDecl>(E.Model)) {
           const unsigned Index = Param->getFunctionScopeIndex();
           const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
           if (Index + First < Call->getNumArgs())

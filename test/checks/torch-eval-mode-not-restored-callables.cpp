@@ -1,0 +1,117 @@
+// A validation step written as a lambda (called directly, or kept in a
+// std::function) acts on the modules it captured: the caller's own.
+// RUN: %check_torch_tidy %s torch-eval-mode-not-restored %t -- -- -isystem %mock_torch
+
+#include <functional>
+#include <torch/torch.h>
+#include <vector>
+
+// --- Positive ------------------------------------------------------------------
+
+void lambdaValidation(torch::nn::Linear model, torch::optim::SGD &opt,
+                      const std::vector<torch::Tensor> &xs) {
+  auto validate = [&]() {
+    torch::NoGradGuard guard;
+    model->eval();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
+    // CHECK-MESSAGES: :[[@LINE+14]]:5: note: evaluation mode set by this call inside the training loop
+    // CHECK-MESSAGES: :[[@LINE+10]]:7: note: trained here without train() on some path since
+    double sum = 0;
+    for (const auto &x : xs)
+      sum += model->forward(x).sum().item<double>();
+    return sum;
+  };
+  model->train();
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    validate();
+  }
+}
+
+void callbackValidation(torch::nn::Linear model, torch::optim::SGD &opt,
+                        const std::vector<torch::Tensor> &xs) {
+  std::function<void()> on_epoch_end = [&]() {
+    torch::NoGradGuard guard;
+    model->eval();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
+    // CHECK-MESSAGES: :[[@LINE+12]]:5: note: evaluation mode set by this call inside the training loop
+    // CHECK-MESSAGES: :[[@LINE+8]]:7: note: trained here without train() on some path since
+    for (const auto &x : xs)
+      model->forward(x);
+  };
+  model->train();
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    on_epoch_end();
+  }
+}
+
+// --- Negative ------------------------------------------------------------------
+
+// The lambda puts the model back into training mode.
+void lambdaRestores(torch::nn::Linear model, torch::optim::SGD &opt,
+                    const std::vector<torch::Tensor> &xs) {
+  auto validate = [&]() {
+    torch::NoGradGuard guard;
+    model->eval();
+    for (const auto &x : xs)
+      model->forward(x);
+    model->train();
+  };
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    validate();
+  }
+}
+
+// The lambda evaluates another module (an EMA copy) that is never trained.
+void lambdaOtherModel(torch::nn::Linear model, torch::nn::Linear ema,
+                      torch::optim::SGD &opt,
+                      const std::vector<torch::Tensor> &xs) {
+  auto validate = [&]() {
+    torch::NoGradGuard guard;
+    ema->eval();
+    for (const auto &x : xs)
+      ema->forward(x);
+  };
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    validate();
+  }
+}
+
+// train() at the start of every epoch.
+void trainEachEpoch(torch::nn::Linear model, torch::optim::SGD &opt,
+                    const std::vector<torch::Tensor> &xs) {
+  auto validate = [&]() {
+    torch::NoGradGuard guard;
+    model->eval();
+    for (const auto &x : xs)
+      model->forward(x);
+  };
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    model->train();
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    validate();
+  }
+}
