@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 #include <tuple>
+#include <vector>
 
 // --- Positive: the state is never detached --------------------------------------
 
@@ -155,5 +156,68 @@ void lstmDetached(torch::nn::LSTM lstm, torch::optim::SGD &opt) {
     auto loss = std::get<0>(res).mean();
     loss.backward();
     opt.step();
+  }
+}
+
+// --- Losses kept in a container and backpropagated one by one -----------------
+
+// Positive: the losses share the trunk computed once per iteration.
+void sharedTrunkInVector(torch::nn::Linear trunk, torch::nn::Linear a,
+                         torch::nn::Linear b, torch::optim::SGD &opt) {
+  auto x = torch::randn({8, 4});
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto h = torch::relu(trunk(x));
+    std::vector<torch::Tensor> losses;
+    losses.push_back(a(h).pow(2).mean());
+    losses.push_back(b(h).abs().mean());
+    for (auto &l : losses)
+      l.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: backward pass in a loop reaches the graph of 'h', which was built before the loop and is freed by the first iteration; compute 'h' inside the loop, or pass retain_graph=true [torch-backward-twice-without-retain-graph]
+    // CHECK-MESSAGES: :[[@LINE-7]]:10: note: 'h' is computed here, outside the loop
+    opt.step();
+  }
+}
+
+// Negative: independent losses, one per model of an ensemble.
+void independentLossesInVector(std::vector<torch::nn::Linear> &members,
+                               torch::optim::SGD &opt) {
+  auto x = torch::randn({8, 4});
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    std::vector<torch::Tensor> losses;
+    for (auto &m : members)
+      losses.push_back(m(x).pow(2).mean());
+    for (auto &l : losses)
+      l.backward();
+    opt.step();
+  }
+}
+
+// Negative: the same with each loss in a variable first.
+void independentLossVariables(std::vector<torch::nn::Linear> &members,
+                              torch::optim::SGD &opt) {
+  auto x = torch::randn({8, 4});
+  std::vector<torch::Tensor> losses;
+  for (auto &m : members) {
+    auto loss = m(x).pow(2).mean();
+    losses.push_back(loss);
+  }
+  for (auto &l : losses)
+    l.backward();
+  opt.step();
+}
+
+// Negative: truncated back-propagation with the state detached in place.
+void detachedInPlace(torch::nn::RNNCell cell, torch::nn::Linear out,
+                     torch::optim::SGD &opt) {
+  auto h = torch::zeros({2, 8});
+  for (int chunk = 0; chunk < 20; ++chunk) {
+    h = cell(torch::randn({2, 4}), h);
+    auto loss = out(h).pow(2).mean();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    h.detach_();
   }
 }

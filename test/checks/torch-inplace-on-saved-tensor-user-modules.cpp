@@ -99,3 +99,17 @@ void evaluation(Gate gate) {
   auto y = gate(torch::randn({2, 4}));
   y.mul_(2);
 }
+
+// The policy's probabilities (softmax saved them) clamped in place, then a
+// gathered log-probability backpropagated: gather keeps the graph.
+void gatheredLogProb(torch::nn::Linear policy, torch::Tensor s, torch::Tensor a,
+                     torch::Tensor adv) {
+  auto probs = torch::softmax(policy(s), -1);
+  probs.clamp_(1e-6, 1.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: in-place 'clamp_' changes a tensor that 'at::softmax' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: note: 'at::softmax' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+3]]:8: note: the backward pass that needs it
+  auto logp = torch::log(probs.gather(1, a.unsqueeze(1)));
+  auto loss = -(logp * adv).mean();
+  loss.backward();
+}

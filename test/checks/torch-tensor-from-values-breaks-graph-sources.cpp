@@ -146,3 +146,16 @@ void lambdaOfInput(torch::Tensor x, torch::nn::Linear fc) {
   auto loss = fc(x).sum() * m;
   loss.backward();
 }
+
+// Negative: bootstrapped targets rebuilt from values, written as the first
+// argument of a symmetric loss whose other argument has history: gradient
+// flows through the values, the rebuilt tensor is the target.
+void tdTargetFirst(torch::nn::Linear critic, torch::Tensor s,
+                   torch::Tensor s_next) {
+  std::vector<float> targets;
+  for (int64_t t = 0; t < 10; ++t)
+    targets.push_back(1.0f + 0.99f * critic(s_next[t]).item<float>());
+  auto values = critic(s).flatten();
+  auto loss = torch::mse_loss(torch::tensor(targets), values);
+  loss.backward();
+}

@@ -153,6 +153,14 @@ private:
   /// whose state the dataflow follows (stateObjectOf).
   mutable llvm::DenseMap<const FieldDecl *, const VarDecl *> FieldStandins;
 
+  /// The source ranges of the loops of the body, and whether definition
+  /// \p Id is inside one that does not contain \p Outside (a loop that ran
+  /// before the statement at \p Outside, once per iteration).
+  std::vector<SourceRange> LoopRanges;
+  bool definedInOtherLoop(unsigned Id, SourceLocation Outside) const;
+  /// Where the range-for statement of each range-for loop variable starts.
+  llvm::DenseMap<const VarDecl *, SourceLocation> RangeForLoc;
+
   /// The range variable (`__range1`) of each range-for loop variable.
   llvm::DenseMap<const VarDecl *, const VarDecl *> RangeOf;
 

@@ -380,6 +380,12 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
         Info && (Info->Roles & op::Detach)) {
       V.Same = ObjectValue.Same;
       V.SavedBy = ObjectValue.SavedBy;
+      // `h.detach_()`: the variable itself holds the detached tensor now (a
+      // state carried round a loop is cut there).
+      if (const VarDecl *Var = soleVariableOf(Ops.Object);
+          Var && isLocal(Var) && isTensorType(Var->getType()) &&
+          (Info->Roles & op::InPlace))
+        define(Var, &Call, beginLoc(Call), V);
     }
     return V;
   }
@@ -391,8 +397,17 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
     newTensor(V);
     if (isLossCall(Call)) {
       const Expr *Prediction = lossPredictionArg(Call);
+      // When another operand has history, gradient flows through it: the
+      // rebuilt tensor is the target of a symmetric loss written first
+      // (`mse_loss(torch::tensor(td_targets), values)`).
+      bool OtherHasHistory = false;
+      for (unsigned I = 0; I < Call.getNumArgs() && I < Args.size(); ++I)
+        if (Call.getArg(I) != Prediction &&
+            (Args[I].History != HistoryEvidence::None ||
+             Args[I].Backpropagated || Args[I].RequiresGrad))
+          OtherHasHistory = true;
       for (unsigned I = 0; I < Call.getNumArgs(); ++I)
-        if (Call.getArg(I) == Prediction)
+        if (Call.getArg(I) == Prediction && !OtherHasHistory)
           reportBroken(Args[I], Call,
                        AutogradFlow::GradientUse::LossPrediction);
       V.FromValues = nullptr;

@@ -75,6 +75,27 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
         Value Element = valueOfVariable(Range);
         Element.Same.clear();
         Element.SavedBy.clear();
+        // Each element is a tensor of its own: the container's insertions,
+        // and definitions executed once per element (in an earlier loop that
+        // filled it: `auto l = f(m(x)); losses.push_back(l);`), stand for a
+        // different tensor in each, so a pass through one element freed
+        // nothing of the next. What the elements share (a trunk computed
+        // once for all of them) keeps its freed marks.
+        // `__range1` is bound to the container the loop walks.
+        const VarDecl *Container = nullptr;
+        if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+                Range->getInit() ? Range->getInit()->IgnoreParenImpCasts()
+                                 : nullptr))
+          Container = dyn_cast<VarDecl>(Ref->getDecl());
+        const SourceLocation ForLoc = RangeForLoc.lookup(Var);
+        llvm::SmallVector<unsigned, 4> PerElement;
+        for (const auto &Mark : Element.Freed)
+          if (Defs[Mark.first].Var == Range ||
+              (Container && Defs[Mark.first].Var == Container) ||
+              definedInOtherLoop(Mark.first, ForLoc))
+            PerElement.push_back(Mark.first);
+        for (unsigned Id : PerElement)
+          Element.Freed.erase(Id);
         V.join(Element);
       }
       if (isTensorValued(Var->getType()))
@@ -196,6 +217,20 @@ void AutogradFlowBuilder::recordReturnedSavings(const Value &Returned) {
   }
 }
 
+bool AutogradFlowBuilder::definedInOtherLoop(unsigned Id,
+                                             SourceLocation Outside) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Inside = [&](SourceLocation L, SourceRange R) {
+    L = SM.getExpansionLoc(L);
+    return !SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(R.getBegin())) &&
+           !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getEnd()), L);
+  };
+  return llvm::any_of(LoopRanges, [&](SourceRange R) {
+    return Inside(Defs[Id].Loc, R) &&
+           (Outside.isInvalid() || !Inside(Outside, R));
+  });
+}
+
 void AutogradFlowBuilder::reportPassesThroughState() {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Fn);
   if (AsCallee || !Method || Method->isStatic() ||
@@ -298,13 +333,18 @@ bool AutogradFlowBuilder::run() {
   if (!schedule(*Body, Plan))
     return false;
   forEachStmt(Body, [&](const Stmt &St) {
+    if (isLoopStmt(St))
+      LoopRanges.push_back(St.getSourceRange());
     if (const auto *For = dyn_cast<CXXForRangeStmt>(&St))
       if (const VarDecl *Loop = For->getLoopVariable())
         if (const auto *RangeDS =
                 dyn_cast_or_null<DeclStmt>(For->getRangeStmt()))
           if (RangeDS->isSingleDecl())
             if (const auto *Range = dyn_cast<VarDecl>(RangeDS->getSingleDecl()))
+            {
               RangeOf[Loop] = Range;
+              RangeForLoc[Loop] = For->getBeginLoc();
+            }
   });
 
   State Entry;

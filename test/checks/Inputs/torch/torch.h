@@ -181,6 +181,7 @@ public:
   Tensor permute(std::vector<int64_t>) const { return *this; }
   Tensor transpose(int64_t, int64_t) const { return *this; }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const { return *this; }
+  Tensor gather(int64_t dim, const Tensor &index) const { return *this; }
   Tensor cpu() const { return *this; }
   Tensor cuda() const { return *this; }
   Tensor clone() const { return *this; }
