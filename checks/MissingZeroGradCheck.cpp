@@ -44,6 +44,39 @@ const CallExpr *firstBackwardIn(const Stmt &S) {
   return Found;
 }
 
+/// True if \p S contains a statement that clears the gradients that the
+/// optimizer \p Stepped steps: a zero_grad() of another named optimizer
+/// (the other network's, in a GAN) does not count.
+bool containsClearing(const Stmt &S, const ValueDecl *Stepped) {
+  bool Found = false;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    if (Found || !isGradientClearing(Child))
+      return;
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(&Child);
+    const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+    const Expr *Object = Member ? Member->getImplicitObjectArgument() : nullptr;
+    const ValueDecl *Cleared = Object ? moduleObjectEntity(Object) : nullptr;
+    if (Stepped && M && isOptimizerClass(M->getParent()) && Cleared &&
+        Cleared != Stepped)
+      return;
+    // `model->zero_grad()`: only the stepped optimizer's own model counts,
+    // as its declaration shows it (`SGD opt(model->parameters(), ...)`).
+    if (M && isModuleClass(M->getParent())) {
+      const auto *Var = dyn_cast_or_null<VarDecl>(Stepped);
+      bool OwnModel = false;
+      if (Var && Var->getInit() && Cleared)
+        forEachStmt(Var->getInit(), [&](const Stmt &S) {
+          if (const auto *E = dyn_cast<Expr>(&S))
+            OwnModel = OwnModel || namedEntity(*E) == Cleared;
+        });
+      if (!OwnModel)
+        return;
+    }
+    Found = true;
+  });
+  return Found;
+}
+
 /// The local variable an object expression names: `opt`, `opt->` through a
 /// smart pointer's operator->, `*opt`.
 const VarDecl *objectVariable(const Expr *E) {
@@ -186,6 +219,37 @@ bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth) {
   return Found;
 }
 
+const Stmt *MissingZeroGradCheck::clearingBeforeStep(const CallExpr &Step,
+                                                     const Stmt &Loop,
+                                                     const FunctionDecl &Fn) {
+  // The statement of a block (inside the loop) that holds the step.
+  const Stmt *Child = &Step;
+  const CompoundStmt *Block = nullptr;
+  for (const Stmt *P = Parents.parentOf(Step, Fn); P && Child != &Loop;
+       Child = P, P = Parents.parentOf(*P, Fn))
+    if ((Block = dyn_cast<CompoundStmt>(P)))
+      break;
+  if (!Block)
+    return nullptr;
+  // Walking back from the step: a clearing met before any backward pass,
+  // then a backward pass.
+  const Expr *StepObject = callObject(Step);
+  const ValueDecl *Stepped = StepObject ? moduleObjectEntity(StepObject) : nullptr;
+  const Stmt *Clearing = nullptr;
+  bool Seen = false;
+  for (auto It = Block->body_rbegin(); It != Block->body_rend(); ++It) {
+    if (!Seen) {
+      Seen = *It == Child;
+      continue;
+    }
+    if (firstBackwardIn(**It))
+      return Clearing;
+    if (!Clearing && containsClearing(**It, Stepped))
+      Clearing = *It;
+  }
+  return nullptr;
+}
+
 void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
@@ -232,6 +296,25 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
          "that were already applied; call zero_grad() on the optimizer after "
          "each step()");
     diag(beginLoc(*Backward), "gradients accumulate here", DiagnosticIDs::Note);
+    return;
+  }
+  // `loss.backward(); opt.zero_grad(); opt.step();`: the clearing sits
+  // between the pass and the step in the block that holds the step, so the
+  // step applies zero gradients.
+  if (const Stmt *Clearing = clearingBeforeStep(*Step, *Loop, *Fn)) {
+    if (!ReportedLoops.insert(Loop).second)
+      return;
+    const Stmt *At = Clearing;
+    forEachStmt(Clearing, [&](const Stmt &Child) {
+      if (At == Clearing && isGradientClearing(Child))
+        At = &Child;
+    });
+    diag(beginLoc(*At),
+         "gradients cleared between backward() and step(): the step applies "
+         "zero gradients and the model never learns; clear them before "
+         "backward()");
+    diag(beginLoc(*Step), "the step that finds them cleared",
+         DiagnosticIDs::Note);
     return;
   }
   if (clearsGradients(*Loop, 0) || !ReportedLoops.insert(Loop).second)

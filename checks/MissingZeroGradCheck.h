@@ -35,6 +35,10 @@ public:
   void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
 
 private:
+  /// A statement of the block that holds \p Step, after the block's last
+  /// backward pass before the step, that clears gradients; null if none.
+  const Stmt *clearingBeforeStep(const CallExpr &Step, const Stmt &Loop,
+                                 const FunctionDecl &Fn);
   bool clearsGradients(const Stmt &S, unsigned Depth);
   bool functionClearsGradients(const FunctionDecl &F, unsigned Depth);
   void forgetTranslationUnit();
