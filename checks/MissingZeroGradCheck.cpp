@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MissingZeroGradCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -250,6 +251,69 @@ const Stmt *MissingZeroGradCheck::clearingBeforeStep(const CallExpr &Step,
   return nullptr;
 }
 
+void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
+                                              const FunctionDecl &Helper,
+                                              const FunctionDecl &WalkFn) {
+  const SourceManager &SM = *CurrentSM;
+  ASTContext &Ctx = Helper.getASTContext();
+  if (!Helper.getBody())
+    return;
+  // A step under a condition in the helper may accumulate on purpose.
+  for (const Stmt *P = Parents.parentOf(Step, WalkFn);
+       P && P != Helper.getBody() && !isa<LambdaExpr>(P);
+       P = Parents.parentOf(*P, WalkFn))
+    if (isa<IfStmt, SwitchStmt, AbstractConditionalOperator>(P))
+      return;
+  // An optimizer made in the helper is a fresh one on every call.
+  const VarDecl *Opt = objectVariable(callObject(Step));
+  if (Opt && !isa<ParmVarDecl>(Opt) &&
+      Opt->getDeclContext() == static_cast<const DeclContext *>(&Helper))
+    return;
+  if (clearsGradients(*Helper.getBody(), 0))
+    return;
+  const CallExpr *HelperBackward = firstBackwardIn(*Helper.getBody());
+  for (const CallSite &Site : callSitesOf(Helper, Ctx)) {
+    if (!Site.Caller || !Site.Caller->getBody() ||
+        isInTemplateInstantiation(*Site.Caller) ||
+        !isInUserCode(SM.getSpellingLoc(beginLoc(*Site.Call)), SM))
+      continue;
+    const Stmt *Loop = nullptr;
+    const CallExpr *Backward = HelperBackward;
+    for (const Stmt *L : enclosingLoops(*Site.Call, *Site.Caller, Parents))
+      if (HelperBackward || (Backward = firstBackwardIn(*L))) {
+        Loop = L;
+        break;
+      }
+    if (!Loop || !Backward || clearsGradients(*Loop, 0))
+      continue;
+    // The optimizer handed over: one made in the loop is fresh each time.
+    if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(Opt)) {
+      const unsigned Shift = isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0;
+      const unsigned Index = Param->getFunctionScopeIndex() + Shift;
+      const VarDecl *Arg = Index < Site.Call->getNumArgs()
+                               ? objectVariable(Site.Call->getArg(Index))
+                               : nullptr;
+      if (!Arg || isDeclaredIn(*Arg, *Loop, SM))
+        continue;
+    }
+    if (!ReportedLoops.insert(Loop).second)
+      return;
+    const auto *Method = dyn_cast<CXXMethodDecl>(&Helper);
+    const bool IsLambda = Method && Method->getParent()->isLambda();
+    diag(beginLoc(Step),
+         "optimizer step in %select{'%1'|a lambda}0, which a training loop "
+         "calls, and nothing in that loop clears gradients: each backward() "
+         "adds to the gradients of all earlier iterations; call zero_grad() "
+         "before backward()")
+        << IsLambda << (IsLambda ? StringRef() : Helper.getName());
+    diag(beginLoc(*Site.Call), "called in the training loop here",
+         DiagnosticIDs::Note);
+    diag(beginLoc(*Backward), "gradients accumulate across iterations here",
+         DiagnosticIDs::Note);
+    return;
+  }
+}
+
 void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
@@ -258,9 +322,20 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   CurrentSM = &SM;
   if (isInTemplateInstantiation(*Fn) ||
-      !isInUserCode(SM.getSpellingLoc(beginLoc(*Step)), SM) ||
-      !Parents.isOwnCode(*Step, *Fn))
+      !isInUserCode(SM.getSpellingLoc(beginLoc(*Step)), SM))
     return;
+  if (!Parents.isOwnCode(*Step, *Fn)) {
+    // A step in a lambda of Fn (`auto step = [&](...) { ...; opt.step(); }`)
+    // with no loop around it there: a helper the training loop calls.
+    const LambdaExpr *Lambda = nullptr;
+    for (const Stmt *P = Parents.parentOf(*Step, *Fn); P && !Lambda;
+         P = Parents.parentOf(*P, *Fn))
+      Lambda = dyn_cast<LambdaExpr>(P);
+    if (Lambda && Lambda->getCallOperator() &&
+        enclosingLoops(*Step, *Fn, Parents).empty())
+      checkStepInHelper(*Step, *Lambda->getCallOperator(), *Fn);
+    return;
+  }
 
   // The training loop: the innermost loop around the step that also holds a
   // backward pass.
@@ -271,8 +346,11 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
       Loop = L;
       break;
     }
-  if (!Loop)
+  if (!Loop) {
+    if (enclosingLoops(*Step, *Fn, Parents).empty())
+      checkStepInHelper(*Step, *Fn, *Fn);
     return;
+  }
   // An optimizer declared inside the loop is a fresh one every iteration
   // (torch-optimizer-created-in-loop's business).
   const VarDecl *Opt = objectVariable(callObject(*Step));

@@ -35,6 +35,11 @@ public:
   void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
 
 private:
+  /// \p Step has no loop around it in \p Helper (a function, or a lambda's
+  /// call operator; \p WalkFn is the function whose body holds it): reports
+  /// it when a training loop calls the helper and nothing clears.
+  void checkStepInHelper(const CallExpr &Step, const FunctionDecl &Helper,
+                         const FunctionDecl &WalkFn);
   /// A statement of the block that holds \p Step, after the block's last
   /// backward pass before the step, that clears gradients; null if none.
   const Stmt *clearingBeforeStep(const CallExpr &Step, const Stmt &Loop,
