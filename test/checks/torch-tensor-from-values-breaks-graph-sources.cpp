@@ -159,3 +159,24 @@ void tdTargetFirst(torch::nn::Linear critic, torch::Tensor s,
   auto loss = torch::mse_loss(torch::tensor(targets), values);
   loss.backward();
 }
+
+// A fresh tensor scaled by a value read out: the same as torch::full.
+void onesTimesValue(torch::nn::Linear model, torch::Tensor x, torch::Tensor y) {
+  double l2 = 0;
+  for (auto &p : model->parameters())
+    l2 += p.pow(2).sum().item<double>();
+  auto penalty = torch::ones({}) * (1e-4 * l2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: at::ones builds a tensor without autograd history from values read out of a tensor that has it, so no gradient flows back through it; build it from the tensors with torch::stack or torch::cat [torch-tensor-from-values-breaks-graph]
+  // CHECK-MESSAGES: :[[@LINE-3]]:26: note: values read out of a tensor with autograd history here
+  // CHECK-MESSAGES: :[[@LINE+2]]:3: note: the new tensor is a term of the loss backpropagated here; without history it adds a constant, which changes no gradient
+  auto loss = torch::mse_loss(model(x), y) + penalty;
+  loss.backward();
+}
+
+// Negative: a fresh tensor scaled by a constant.
+void onesTimesConstant(torch::nn::Linear model, torch::Tensor x,
+                       torch::Tensor y) {
+  auto weight = torch::ones({}) * 0.5;
+  auto loss = torch::mse_loss(model(x), y) * weight;
+  loss.backward();
+}

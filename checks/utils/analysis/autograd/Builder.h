@@ -271,6 +271,10 @@ private:
   /// In-place operations return their object; indexing a tensor is a view.
   void trackSameTensor(const CallExpr &Call, const CallOperands &Ops,
                        Value &Result);
+  /// A fresh tensor scaled or shifted by a value read out of a tensor with
+  /// history is a tensor built from that value (Value::FromValues).
+  void markScaledFromValues(const CallExpr &Call, const CallOperands &Ops,
+                            Value &V);
   /// Keeps or marks Value::AddedFromValues through a sum, a scaling or a
   /// reduction; clears it through anything else.
   void trackAddedTerm(const CallExpr &Call, const CallOperands &Ops, Value &V);

@@ -510,12 +510,43 @@ Value AutogradFlowBuilder::visitOperation(const CallExpr &Call,
   }
   if (!keepsEvidence(Call))
     capEvidence(V);
+  markScaledFromValues(Call, Ops, V);
   trackAddedTerm(Call, Ops, V);
   newTensor(V);
   trackSameTensor(Call, Ops, V);
   if (!underNoGradGuard(Call) && savingRolesOf(Call))
     recordSaving(Call, Ops.ObjectValue, Ops.Args, V);
   return V;
+}
+
+void AutogradFlowBuilder::markScaledFromValues(const CallExpr &Call,
+                                              const CallOperands &Ops,
+                                              Value &V) {
+  // `torch::ones({}) * (1e-4 * l2)` with `l2` read out of a tensor with
+  // history: a fresh tensor scaled or shifted by the value is a tensor
+  // built from it.
+  if (V.FromValues || V.History != HistoryEvidence::None ||
+      sumRoleOf(Call) == SumRole::Other || sumRoleOf(Call) == SumRole::Keeps)
+    return;
+  const CallExpr *Fresh = nullptr;
+  const Expr *Read = nullptr;
+  auto Consider = [&](const Expr *Arg, const Value &Val) {
+    const auto *Inner = dyn_cast_or_null<CallExpr>(stripImplicit(Arg));
+    if (isTensorType(Arg->getType())) {
+      if (Inner && isTensorFactoryCall(*Inner) && !Val.RequiresGrad)
+        Fresh = Inner;
+    } else if (Val.Taint) {
+      Read = Val.Taint;
+    }
+  };
+  if (Ops.Object)
+    Consider(Ops.Object, Ops.ObjectValue);
+  for (unsigned I = 0; I < Call.getNumArgs() && I < Ops.Args.size(); ++I)
+    Consider(Call.getArg(I), Ops.Args[I]);
+  if (Fresh && Read) {
+    V.FromValues = Fresh;
+    V.ValuesRead = Read;
+  }
 }
 
 void AutogradFlowBuilder::trackAddedTerm(const CallExpr &Call,
