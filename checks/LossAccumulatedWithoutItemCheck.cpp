@@ -179,15 +179,18 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
       cxxOperatorCallExpr(hasOverloadedOperatorName("+="), argumentCountIs(2),
                           hasArgument(0, expr(isTensorExpr()).bind("acc")),
                           hasArgument(1, TensorValue));
-  // acc = acc + value (or value + acc); which operand is the accumulator is
-  // decided in check().
+  // acc = acc + value (or value + acc), acc = 0.98 * acc + 0.02 * value,
+  // acc = torch::cat({acc, value}): which term is the accumulator is decided
+  // in check().
   const auto AssignSum = cxxOperatorCallExpr(
       hasOverloadedOperatorName("="), argumentCountIs(2),
       hasArgument(0, expr(isTensorExpr()).bind("acc")),
-      hasArgument(1, ignoringImplicit(ignoringParens(
-                         cxxOperatorCallExpr(hasOverloadedOperatorName("+"),
-                                             argumentCountIs(2))
-                             .bind("sum")))));
+      hasArgument(1, anyOf(ignoringImplicit(ignoringParens(
+                               cxxOperatorCallExpr(
+                                   hasOverloadedOperatorName("+"),
+                                   argumentCountIs(2))
+                                   .bind("sum"))),
+                           expr().bind("rhs"))));
   // acc.add_(value), acc.index_put_(indices, value)
   const auto AddInPlace = cxxMemberCallExpr(
       anyOf(allOf(callee(cxxMethodDecl(hasName("add_"), ofClass(TensorClass))),
@@ -228,6 +231,61 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
   UserCode.registerWith(*Finder);
 }
 
+namespace {
+
+/// The terms a new value of an accumulator is built from: through `+`, `-`,
+/// `*`, `/`, and the tensors that torch::cat / torch::stack / add / mul
+/// combine (`torch::cat({all, logits})`).
+void termsOf(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Terms,
+             unsigned Depth) {
+  E = E ? stripImplicit(E) : nullptr;
+  if (!E || Depth > 8)
+    return;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 2 &&
+      llvm::is_contained({OO_Plus, OO_Minus, OO_Star, OO_Slash},
+                         Op->getOperator())) {
+    termsOf(Op->getArg(0), Terms, Depth + 1);
+    termsOf(Op->getArg(1), Terms, Depth + 1);
+    return;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const OpInfo *Info = tensorOpOf(*Call);
+    if (Info && llvm::is_contained({"cat", "concat", "stack", "add", "sub",
+                                    "mul", "div", "hstack", "vstack"},
+                                   Info->Name)) {
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+        termsOf(Member->getImplicitObjectArgument(), Terms, Depth + 1);
+      for (const Expr *Arg : Call->arguments())
+        termsOf(Arg, Terms, Depth + 1);
+      return;
+    }
+  }
+  if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Init : List->inits())
+      termsOf(Init, Terms, Depth + 1);
+    return;
+  }
+  if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(E)) {
+    termsOf(Std->getSubExpr(), Terms, Depth + 1);
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && !isTensorType(Construct->getType())) {
+    // A TensorList (ArrayRef) made from a braced list.
+    for (const Expr *Arg : Construct->arguments())
+      termsOf(Arg, Terms, Depth + 1);
+    return;
+  }
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
+    termsOf(Temp->getSubExpr(), Terms, Depth + 1);
+    return;
+  }
+  Terms.push_back(E);
+}
+
+} // namespace
+
 void LossAccumulatedWithoutItemCheck::check(
     const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
@@ -252,17 +310,35 @@ void LossAccumulatedWithoutItemCheck::check(
   const ValueDecl *AccEntity = namedEntity(accumulatorBase(*Acc));
   if (!AccEntity)
     return;
-  if (const auto *Sum = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("sum")) {
+  const auto *Sum = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("sum");
+  const Expr *Rhs = Result.Nodes.getNodeAs<Expr>("rhs");
+  if (Sum) {
     // acc = acc + value: the other operand is what is accumulated.
     const Expr *Lhs = Sum->getArg(0);
-    const Expr *Rhs = Sum->getArg(1);
+    const Expr *Right = Sum->getArg(1);
     if (namedEntity(accumulatorBase(*Lhs)) == AccEntity)
-      Value = Rhs;
-    else if (namedEntity(accumulatorBase(*Rhs)) == AccEntity)
+      Value = Right;
+    else if (namedEntity(accumulatorBase(*Right)) == AccEntity)
       Value = Lhs;
     else
+      Rhs = Sum; // acc = 0.98 * acc + 0.02 * value
+    if (Value && !isTensorType(Value->getType()))
       return;
-    if (!isTensorType(Value->getType()))
+  }
+  if (Rhs) {
+    // acc = acc + value: the terms of the new value are the accumulator and
+    // what is accumulated (the first other tensor term).
+    llvm::SmallVector<const Expr *, 4> Terms;
+    termsOf(Rhs, Terms, 0);
+    bool HasAccumulator = false;
+    Value = nullptr;
+    for (const Expr *Term : Terms) {
+      if (namedEntity(accumulatorBase(*Term)) == AccEntity)
+        HasAccumulator = true;
+      else if (!Value && isTensorType(Term->getType()))
+        Value = Term;
+    }
+    if (!HasAccumulator || !Value)
       return;
   }
   if (!Value || Reported.contains(beginLoc(*Accumulation)))
