@@ -65,7 +65,11 @@ std::optional<FixItHint> retainGraphFix(const CallExpr &First,
 } // namespace
 
 StatementMatcher BackwardTwiceWithoutRetainGraphCheck::functionFilter() const {
-  return callExpr(anyOf(isBackward(), isAutogradGrad(), isDependentBackward()));
+  // Also calls of helpers that run a backward pass (on an argument: the
+  // pass happens at the call, FunctionSummary::BackpropagatedParams).
+  return callExpr(anyOf(
+      isBackward(), isAutogradGrad(), isDependentBackward(),
+      callee(functionDecl(hasBody(hasDescendant(callExpr(isBackward())))))));
 }
 
 void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
@@ -153,7 +157,9 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
     }
 
     std::optional<FixItHint> Fix;
-    if (Fixed.insert(P.First).second)
+    // Only on a pass itself: a helper that runs one takes no retain_graph.
+    if ((isBackwardCall(*P.First) || isAutogradGradCall(*P.First)) &&
+        Fixed.insert(P.First).second)
       Fix = retainGraphFix(*P.First, SM, LangOpts);
 
     {

@@ -1,6 +1,7 @@
 //===--- FunctionSummary.cpp - what a function of the TU does, for callers ===//
 
 #include "utils/analysis/FunctionSummary.h"
+#include <functional>
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -240,6 +241,35 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
     if (const auto *Call = dyn_cast<CallExpr>(&St); Call && !S.Trains)
       S.Trains = trainsAt(*Call, Ctx);
   });
+  // Backward passes on a parameter, not under a condition.
+  std::function<void(const Stmt *, bool)> FindPasses = [&](const Stmt *St,
+                                                           bool Conditional) {
+    if (!St || isa<LambdaExpr>(St))
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(St);
+        Call && !Conditional && isBackwardCall(*Call) &&
+        graphRetentionOf(*Call, Ctx) == GraphRetention::Frees) {
+      const Expr *Root = callObject(*Call);
+      if (!Root && Call->getNumArgs() > 0)
+        Root = Call->getArg(0);
+      if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(
+              Root ? namedEntity(*stripImplicit(Root)) : nullptr);
+          Param && Param->getDeclContext() ==
+                       static_cast<const DeclContext *>(&Def) &&
+          !llvm::is_contained(S.BackpropagatedParams,
+                              Param->getFunctionScopeIndex()))
+        S.BackpropagatedParams.push_back(Param->getFunctionScopeIndex());
+    }
+    const bool Branches =
+        isa<IfStmt, ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt,
+            AbstractConditionalOperator, CXXTryStmt>(St);
+    bool First = true;
+    for (const Stmt *Child : St->children()) {
+      FindPasses(Child, Conditional || (Branches && !First));
+      First = false;
+    }
+  };
+  FindPasses(Def.getBody(), false);
   if (std::unique_ptr<AutogradFlow> Flow =
           AutogradFlow::analyze(Def, Ctx, AutogradFlow::Mode::Callee)) {
     S.ResultHistory = Flow->resultHistory();

@@ -87,6 +87,10 @@ struct FunctionSummary {
   /// them before the backward pass makes it throw.
   const CallExpr *ResultSaver = nullptr;
   llvm::SmallVector<AutogradFlow::SavedParameter, 1> SavedParams;
+  /// The tensor parameters it backpropagates, on every call, without
+  /// retaining the graph (`void optimize(Optimizer &opt, Tensor loss) {
+  /// ...; loss.backward(); ... }`): a call is a backward pass on the argument.
+  llvm::SmallVector<unsigned, 1> BackpropagatedParams;
   /// The summary comes from another translation unit.
   bool External = false;
 

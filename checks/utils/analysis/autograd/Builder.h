@@ -248,7 +248,12 @@ private:
   /// A backward pass (or torch::autograd::grad): its value, or nullopt if
   /// \p Call is none.
   std::optional<Value> visitPass(const CallExpr &Call, const CallOperands &Ops);
-  void pass(const CallExpr &Call, const Value &Root);
+  /// A backward pass at \p Call (a backward() call, or a call of a helper
+  /// that runs one on an argument) from \p Root, written \p RootExpr.
+  void pass(const CallExpr &Call, const Value &Root, const Expr *RootExpr,
+            GraphRetention Retention);
+  /// What each pass backpropagates, as written.
+  llvm::DenseMap<const CallExpr *, const Expr *> PassRoots;
   void reportSecondPass(const CallExpr &Call, const DefSet &Reach,
                         const DefSet &RootDefs, const FreedSet &Freed);
   void freeGraph(const CallExpr &Call, const DefSet &Reach);

@@ -193,6 +193,16 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
     return {};
   markDependentPass(Call);
 
+  // A helper that backpropagates an argument: a pass at the call.
+  if (const FunctionSummary *Summary = summaryAt(Call, Ctx)) {
+    const unsigned Shift = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+    for (unsigned Index : Summary->BackpropagatedParams)
+      if (Index + Shift < Call.getNumArgs() &&
+          Index + Shift < Ops.Args.size() &&
+          Ops.Args[Index + Shift].History == HistoryEvidence::Evident)
+        pass(Call, Ops.Args[Index + Shift], Call.getArg(Index + Shift),
+             GraphRetention::Frees);
+  }
   Value Operands = Ops.AllArgs;
   Operands.join(Ops.ObjectValue);
   if (std::optional<Value> Summarised = visitUserCall(Call, Operands)) {

@@ -101,7 +101,7 @@ std::optional<Value> AutogradFlowBuilder::visitPass(const CallExpr &Call,
   if (!(isBackwardCall(Call) || isAutogradGradCall(Call) || DependentPass))
     return std::nullopt;
   Value RootValue = Object ? ObjectValue : (Args.empty() ? Value() : Args[0]);
-  pass(Call, RootValue);
+  pass(Call, RootValue, passRootOf(Call), graphRetentionOf(Call, Ctx));
   if (!isAutogradGradCall(Call))
     return Value();
   // grad() returns gradients with history only with create_graph=true.
@@ -116,14 +116,17 @@ std::optional<Value> AutogradFlowBuilder::visitPass(const CallExpr &Call,
   return V;
 }
 
-void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
+void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root,
+                               const Expr *RootExpr,
+                               GraphRetention Retention) {
+  PassRoots.try_emplace(&Call, RootExpr);
   // The backpropagated tensor itself is part of the graph even without other
   // evidence: backward() on it is evidence of history.
   DefSet Reach = Root.Graph;
   DefSet RootDefs;
   FreedSet Freed = Root.Freed;
   DefSet Needed = Root.Savers;
-  if (const VarDecl *Var = soleVariableOf(passRootOf(Call)); isLocal(Var)) {
+  if (const VarDecl *Var = soleVariableOf(RootExpr); isLocal(Var)) {
     if (const TensorFacts *Facts = S->Tensors.find(Var)) {
       Freed.insertAll(Facts->Freed);
       Needed.insertAll(Facts->Savers);
@@ -144,12 +147,13 @@ void AutogradFlowBuilder::pass(const CallExpr &Call, const Value &Root) {
   // The pass needs what the savers of its graph saved; once it ran without
   // retaining the graph, those tensors are free to change.
   reportWrites(Needed, Call);
-  if (graphRetentionOf(Call, Ctx) != GraphRetention::Retains) {
+  if (Retention != GraphRetention::Retains) {
     S->Pending.eraseSeconds(Needed);
     S->Saved.eraseSeconds(Needed);
   }
   reportSecondPass(Call, Reach, RootDefs, Freed);
-  freeGraph(Call, Reach);
+  if (Retention == GraphRetention::Frees)
+    freeGraph(Call, Reach);
 }
 
 void AutogradFlowBuilder::reportSecondPass(const CallExpr &Call,
@@ -185,14 +189,14 @@ void AutogradFlowBuilder::reportSecondPass(const CallExpr &Call,
     P.StateMember = Defs[Id].StateMember;
     P.StateWrite = Defs[Id].StateWrite;
     P.StateWriter = Defs[Id].StateWriter;
-    P.FailingRoot = soleVariableOf(passRootOf(Call));
-    P.FirstRoot = soleVariableOf(passRootOf(*First));
+    P.FailingRoot = soleVariableOf(PassRoots.lookup(&Call));
+    P.FirstRoot = soleVariableOf(PassRoots.lookup(First));
     Out.SecondPasses.push_back(P);
   }
 }
 
 void AutogradFlowBuilder::freeGraph(const CallExpr &Call, const DefSet &Reach) {
-  if (graphRetentionOf(Call, Ctx) != GraphRetention::Frees || Reach.empty())
+  if (Reach.empty())
     return;
   // Every variable whose value reaches a freed graph now holds a freed one.
   for (auto &[Var, Facts] : S->Tensors) {
