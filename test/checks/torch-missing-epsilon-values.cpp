@@ -227,3 +227,21 @@ torch::Tensor twoDraws() {
   auto p = (torch::rand({3}) - 0.5) * (torch::rand({3}) - 0.5);
   return torch::sqrt(p.mean(0));
 }
+
+// A sum of squares accumulated from a tensor of zeros.
+torch::Tensor featureNorm(const std::vector<torch::Tensor> &feats) {
+  auto sq = torch::zeros({4});
+  for (const auto &f : feats)
+    sq = sq + f.pow(2).sum(1);
+  return torch::sqrt(sq);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: sqrt of a value that nothing keeps away from 0 has an infinite gradient at 0; add an epsilon to the argument [torch-missing-epsilon]
+  // CHECK-MESSAGES: :[[@LINE-5]]:8: note: 'sq' gets its value here
+}
+
+// Negative: the same with an epsilon.
+torch::Tensor featureNormEps(const std::vector<torch::Tensor> &feats) {
+  auto sq = torch::zeros({4});
+  for (const auto &f : feats)
+    sq = sq + f.pow(2).sum(1);
+  return torch::sqrt(sq + 1e-8);
+}

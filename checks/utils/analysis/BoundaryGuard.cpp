@@ -638,6 +638,9 @@ ReachResult BoundaryAnalysis::zeroOperation(const LibTorchCall &C,
       return make(Reach::Unknown);
     return ValueRange::product(zero(X, Depth + 1), zero(Other, Depth + 1));
   }
+  // Exactly 0: a sum of non-negative terms seeded with it still reaches 0.
+  if (Name == "zeros" || Name == "zeros_like")
+    return make(Reach::Reaches, /*NonNegative=*/true);
   if (isValuePreserving(Name))
     return zero(X, Depth + 1);
   return make(Reach::Unknown);
