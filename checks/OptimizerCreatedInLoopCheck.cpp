@@ -299,8 +299,22 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
                                           const FunctionDecl &Fn,
                                           const SourceManager &SM) {
   if (C.StaticLocal || !isInUserCode(SM.getSpellingLoc(C.Loc), SM) ||
-      !Parents.isOwnCode(*C.At, Fn) || Reported.contains(C.Loc))
+      Reported.contains(C.Loc))
     return;
+  if (!Parents.isOwnCode(*C.At, Fn)) {
+    // In a lambda of Fn with no loop around it there (a factory:
+    // `auto make_opt = [&] { return torch::optim::Adam(model->parameters()); };`).
+    const LambdaExpr *Lambda = nullptr;
+    for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && !Lambda;
+         P = Parents.parentOf(*P, Fn))
+      Lambda = dyn_cast<LambdaExpr>(P);
+    if (Lambda && Lambda->getCallOperator() && !C.Args.empty() &&
+        enclosingLoops(*C.At, Fn, Parents).empty() &&
+        !(C.Class->getQualifiedNameAsString() == "torch::optim::SGD" &&
+          !setsMomentum(C.Args)))
+      examineThroughCalls(C, Fn, SM, Lambda);
+    return;
+  }
   // Plain SGD keeps no state between steps: a new one changes nothing.
   if (C.Class->getQualifiedNameAsString() == "torch::optim::SGD" &&
       !setsMomentum(C.Args))
@@ -365,16 +379,21 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
 }
 
 void OptimizerCreatedInLoopCheck::examineThroughCalls(
-    const Construction &C, const FunctionDecl &Fn, const SourceManager &SM) {
+    const Construction &C, const FunctionDecl &Fn, const SourceManager &SM,
+    const LambdaExpr *Lambda) {
   if (llvm::any_of(C.Args, [](const Expr *A) { return A->containsErrors(); }) ||
       !Fn.getBody())
+    return;
+  // The function whose calls make the optimizer: Fn, or the lambda.
+  const FunctionDecl &Helper = Lambda ? *Lambda->getCallOperator() : Fn;
+  if (!Helper.getBody())
     return;
   // Only a local variable of the function, or what it returns, made on
   // every call: one kept elsewhere or made under a condition may be made
   // once.
   bool Local = isa<DeclStmt>(C.At);
   bool Returned = false;
-  for (const Stmt *P = Parents.parentOf(*C.At, Fn); P;
+  for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && P != Lambda;
        P = Parents.parentOf(*P, Fn)) {
     if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator,
             LambdaExpr>(P))
@@ -396,12 +415,12 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
   }
   if (!Local && !Returned)
     return;
-  // What the parameters come from, seen from the whole body of Fn.
-  RootFinder Inside(*Fn.getBody(), SM);
+  // What the parameters come from, seen from the whole body of the helper.
+  RootFinder Inside(*Helper.getBody(), SM);
   Inside.visit(C.Args.front(), 0);
   ASTContext &Ctx = Fn.getASTContext();
-  const bool HelperSteps = containsStep(*Fn.getBody());
-  for (const CallSite &Site : callSitesOf(Fn, Ctx)) {
+  const bool HelperSteps = containsStep(*Helper.getBody());
+  for (const CallSite &Site : callSitesOf(Helper, Ctx)) {
     if (!Site.Caller || !Site.Caller->getBody() ||
         isInTemplateInstantiation(*Site.Caller))
       continue;
@@ -430,10 +449,16 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
     RootFinder Outside(*Loop, SM);
     const unsigned First = isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0;
     for (const ValueDecl *D : Inside.R.Outliving) {
-      if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(D);
+          P && P->getDeclContext() == &Helper) {
         const unsigned I = P->getFunctionScopeIndex();
-        if (P->getDeclContext() == &Fn && I + First < Site.Call->getNumArgs())
+        if (I + First < Site.Call->getNumArgs())
           Outside.visit(Site.Call->getArg(I + First), 0);
+      } else if (const auto *V = dyn_cast<VarDecl>(D); V && Lambda) {
+        // Captured by the lambda: the caller's own variable, unless the loop
+        // makes it anew.
+        if (!isDeclaredIn(*V, *Loop, SM) && !isRefreshedIn(*V, *Loop, Ctx))
+          Outside.R.Outliving.push_back(V);
       } else if (isa<FieldDecl>(D)) {
         const auto *Member = dyn_cast<CXXMemberCallExpr>(Site.Call);
         const Expr *Object =

@@ -52,8 +52,11 @@ private:
   /// \p C, in no loop of \p Fn, on the parameters of what \p Fn receives
   /// or of its members: reported when a call of \p Fn sits in a training
   /// loop that keeps handing it the same model.
+  /// \p Lambda, when set, is the lambda of \p Fn whose body holds \p C:
+  /// the helper is its call operator.
   void examineThroughCalls(const Construction &C, const FunctionDecl &Fn,
-                           const SourceManager &SM);
+                           const SourceManager &SM,
+                           const LambdaExpr *Lambda = nullptr);
   void forgetTranslationUnit() {
     Parents.clear();
     Reported.clear();

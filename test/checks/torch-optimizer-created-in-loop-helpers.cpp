@@ -170,3 +170,37 @@ void factory_fresh_model(const Batches &data) {
     }
   }
 }
+
+// --- A factory lambda ------------------------------------------------------------
+
+void lambda_factory(Net &model, const Batches &data) {
+  double lr = 1e-3;
+  auto make_optimizer = [&]() {
+    return torch::optim::Adam(model->parameters(), torch::optim::AdamOptions(lr));
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+    // CHECK-MESSAGES: :[[@LINE+4]]:16: note: called inside the training loop here
+    // CHECK-MESSAGES: :[[@LINE-6]]:26: note: its parameters come from 'model', which outlives the loop
+  };
+  for (int epoch = 0; epoch < 50; ++epoch) {
+    auto opt = make_optimizer();
+    for (const auto &b : data) {
+      opt.zero_grad();
+      model->forward(b.first).sum().backward();
+      opt.step();
+    }
+    lr *= 0.95;
+  }
+}
+
+// Negative: the lambda is called once.
+void lambda_factory_once(Net &model, const Batches &data) {
+  auto make_optimizer = [&]() {
+    return torch::optim::Adam(model->parameters(), torch::optim::AdamOptions(1e-3));
+  };
+  auto opt = make_optimizer();
+  for (const auto &b : data) {
+    opt.zero_grad();
+    model->forward(b.first).sum().backward();
+    opt.step();
+  }
+}
