@@ -38,8 +38,13 @@ std::string spelling(const Expr &E, const ASTContext &Ctx) {
         return Text.str();
     }
   }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E))
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E)) {
+    // A callable object (a lambda in a variable): its name.
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+      if (const ValueDecl *Callee = namedEntity(*Op->getArg(0)))
+        return Callee->getNameAsString();
     return getOperatorSpelling(Op->getOperator());
+  }
   if (const auto *Call = dyn_cast<CallExpr>(&E)) {
     if (const FunctionDecl *F = Call->getDirectCallee())
       return isa<CXXMethodDecl>(F) ? F->getNameAsString()
@@ -69,7 +74,13 @@ SourceLocation callLoc(const Expr &E) {
 } // namespace
 
 StatementMatcher InplaceOnSavedTensorCheck::functionFilter() const {
-  return callExpr(isInPlaceTensorWrite());
+  // Also calls of helpers (functions, lambdas) that write in place into
+  // what they are handed (FunctionSummary::WrittenParams).
+  return callExpr(anyOf(
+      isInPlaceTensorWrite(),
+      callee(functionDecl(hasBody(hasDescendant(callExpr(isInPlaceTensorWrite()))))),
+      callee(cxxMethodDecl(ofClass(cxxRecordDecl(isLambda())),
+                           hasBody(hasDescendant(callExpr(isInPlaceTensorWrite())))))));
 }
 
 void InplaceOnSavedTensorCheck::checkFunction(

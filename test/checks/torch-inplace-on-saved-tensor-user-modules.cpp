@@ -113,3 +113,42 @@ void gatheredLogProb(torch::nn::Linear policy, torch::Tensor s, torch::Tensor a,
   auto loss = -(logp * adv).mean();
   loss.backward();
 }
+
+// --- Helpers that write into what they are handed ------------------------------
+
+void normalizeInPlace(torch::Tensor &t) { t.div_(t.norm() + 1e-6); }
+
+void normalizedHelper(torch::nn::Linear fc, torch::Tensor x) {
+  auto e = torch::tanh(fc(x));
+  normalizeInPlace(e);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: in-place 'normalizeInPlace' changes a tensor that 'at::tanh' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: 'at::tanh' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+1]]:11: note: the backward pass that needs it
+  e.sum().backward();
+}
+
+void clippingLambda(torch::nn::Linear fc, torch::Tensor x) {
+  auto clip = [](torch::Tensor t) { t.clamp_(0.0, 10.0); };
+  auto rate = torch::exp(fc(x));
+  clip(rate);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: in-place 'clip' changes a tensor that 'at::exp' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'at::exp' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+1]]:28: note: the backward pass that needs it
+  (rate - x).pow(2).mean().backward();
+}
+
+// Negative: the helper writes into a tensor nobody saved.
+void normalizedInput(torch::nn::Linear fc, torch::Tensor x) {
+  auto input = torch::randn({2, 4});
+  normalizeInPlace(input);
+  fc(input).sum().backward();
+}
+
+// Negative: the helper only reads.
+void readsOnly(const torch::Tensor &t) { (void)t.norm(); }
+
+void readingHelper(torch::nn::Linear fc, torch::Tensor x) {
+  auto e = torch::tanh(fc(x));
+  readsOnly(e);
+  e.sum().backward();
+}

@@ -260,6 +260,17 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
                               Param->getFunctionScopeIndex()))
         S.BackpropagatedParams.push_back(Param->getFunctionScopeIndex());
     }
+    if (const auto *Call = dyn_cast<CallExpr>(St); Call && !Conditional)
+      if (const Expr *Target = inPlaceWriteTarget(*Call))
+        if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(
+                namedEntity(*stripImplicit(Target)));
+            Param &&
+            Param->getDeclContext() == static_cast<const DeclContext *>(&Def) &&
+            isTensorType(Param->getType().getNonReferenceType()) &&
+            !Param->getType().getNonReferenceType().isConstQualified() &&
+            !llvm::is_contained(S.WrittenParams,
+                                Param->getFunctionScopeIndex()))
+          S.WrittenParams.push_back(Param->getFunctionScopeIndex());
     const bool Branches =
         isa<IfStmt, ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt,
             AbstractConditionalOperator, CXXTryStmt>(St);

@@ -91,6 +91,11 @@ struct FunctionSummary {
   /// retaining the graph (`void optimize(Optimizer &opt, Tensor loss) {
   /// ...; loss.backward(); ... }`): a call is a backward pass on the argument.
   llvm::SmallVector<unsigned, 1> BackpropagatedParams;
+  /// The tensor parameters it writes into in place on every call
+  /// (`void normalize_(Tensor &t) { t.div_(t.norm()); }`; a Tensor taken by
+  /// value shares the caller's tensor too): a call is an in-place write into
+  /// the argument.
+  llvm::SmallVector<unsigned, 1> WrittenParams;
   /// The summary comes from another translation unit.
   bool External = false;
 

@@ -202,6 +202,12 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
           Ops.Args[Index + Shift].History == HistoryEvidence::Evident)
         pass(Call, Ops.Args[Index + Shift], Call.getArg(Index + Shift),
              GraphRetention::Frees);
+    // A helper that writes into an argument in place: the call is the write.
+    if (!Summary->WrittenParams.empty())
+      for (unsigned Index : Summary->WrittenParams)
+        if (Index + Shift < Call.getNumArgs() &&
+            Index + Shift < Ops.Args.size())
+          recordWrite(Call, Ops.Args[Index + Shift]);
   }
   Value Operands = Ops.AllArgs;
   Operands.join(Ops.ObjectValue);
