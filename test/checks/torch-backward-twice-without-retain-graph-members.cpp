@@ -388,3 +388,31 @@ private:
   Stateful model_;
   torch::optim::SGD opt_{model_->parameters(), 0.1};
 };
+
+// Negative: the LSTM's (h, c) kept in a tuple member, each element detached
+// by a method the loop calls after every step.
+struct TupleStateImpl : torch::nn::Module {
+  torch::nn::LSTM lstm{4, 8};
+  torch::nn::Linear out{8, 1};
+  std::tuple<torch::Tensor, torch::Tensor> hidden;
+  torch::Tensor forward(const torch::Tensor &x) {
+    auto result = lstm->forward(x, hidden);
+    hidden = std::get<1>(result);
+    return out(std::get<0>(result));
+  }
+  void detachHidden() {
+    std::get<0>(hidden) = std::get<0>(hidden).detach();
+    std::get<1>(hidden) = std::get<1>(hidden).detach();
+  }
+};
+TORCH_MODULE(TupleState);
+
+void trainTupleState(TupleState model, torch::optim::SGD &opt) {
+  for (int i = 0; i < 100; ++i) {
+    auto loss = model->forward(torch::randn({3, 1, 4})).pow(2).mean();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    model->detachHidden();
+  }
+}

@@ -63,6 +63,12 @@ public:
     walk(Method.getBody(), /*Conditional=*/false, /*NoGrad=*/false);
     MemberStateSummary Out;
     for (const auto &[Field, St] : Fields) {
+      // Every element written with a detached value, the whole never: the
+      // member is replaced (`std::get<0>(h) = std::get<0>(h).detach(); ...`).
+      if (!St.Written && St.ElementsDetached && !St.ElementsCarried) {
+        Out.Replaced.push_back(Field);
+        continue;
+      }
       if (!St.Written)
         continue;
       if (llvm::is_contained(St.Deps.Fields, Field) && St.Deps.History &&
@@ -97,6 +103,10 @@ private:
     Dependence Deps;
     bool Written = false;
     const Expr *CarryWrite = nullptr;
+    /// Elements of a tuple member written (`std::get<0>(hc_) = ...`): with
+    /// values that depend on nothing (detached), and with others.
+    bool ElementsDetached = false;
+    bool ElementsCarried = false;
   };
   llvm::DenseMap<const FieldDecl *, FieldState> Fields;
   llvm::DenseMap<const ValueDecl *, Dependence> Locals;
@@ -178,6 +188,20 @@ private:
       writeLocal(localOf(*Ref), D, Conditional);
       return;
     }
+    // std::get<0>(hc_) = ...: an element of a tuple member.
+    if (const auto *Get = dyn_cast<CallExpr>(LHS.IgnoreImplicit());
+        Get && isStdCall(*Get, "get") && Get->getNumArgs() == 1)
+      if (const FieldDecl *F = ownTensorField(Get->getArg(0))) {
+        FieldState &St = stateOf(F);
+        if (D.Fields.empty() && !D.History) {
+          if (!Conditional)
+            St.ElementsDetached = true;
+        } else {
+          St.ElementsCarried = true;
+          write(F, Site, D, /*Conditional=*/true, /*Compound=*/false);
+        }
+        return;
+      }
     // std::tie(h_, c_) = lstm_out;
     if (const auto *Tie = dyn_cast<CallExpr>(LHS.IgnoreImplicit());
         Tie && isStdCall(*Tie, "tie")) {
