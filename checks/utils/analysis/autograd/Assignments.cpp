@@ -14,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "utils/analysis/autograd/Builder.h"
-#include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -226,20 +225,6 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
   return true;
 }
 
-void AutogradFlowBuilder::writeStateMember(const Expr &Target,
-                                           const Expr &Site,
-                                           const Value &Written) {
-  const auto *Member = dyn_cast<MemberExpr>(Target.IgnoreParenImpCasts());
-  const auto *Field =
-      Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
-  const VarDecl *Var = Field ? stateObjectOf(Member->getBase()) : nullptr;
-  if (!Var || !S->Tensors.find(Var) ||
-      Written.History != HistoryEvidence::None ||
-      !llvm::is_contained(stateMembersOf(*cast<CXXRecordDecl>(Field->getParent())),
-                          Field))
-    return;
-  define(Var, &Site, beginLoc(Site), Value());
-}
 
 void AutogradFlowBuilder::endLifetime(const VarDecl *Var) {
   S->Tensors.erase(Var);

@@ -14,6 +14,7 @@
 //   Passes.cpp        backward passes: retention, freed graphs, second passes
 //   SavedTensors.cpp  tensors saved for backward, in-place writes into them
 //   MemberState.cpp   tensors an object keeps in members between calls
+//   ObjectState.cpp   the caller's side: an object's state in the dataflow
 //   Reaching.cpp      AutogradFlow::reachesBackwardPass (flow-insensitive)
 //
 // The facts it tracks are in Lattice.h.
@@ -75,6 +76,12 @@ const VarDecl *storedTensorOf(const Expr *LHS);
 /// The object of a member call: `t.f()`, and in a template `t.f(dependent)`
 /// or `dependent.f()`; null for other calls (operator() included).
 const Expr *memberCallObject(const CallExpr &Call);
+
+/// The object a call runs a method of the user's class on, and that method
+/// (ObjectState.cpp): `model->forward(x)`, `model(x)` on a holder (its Impl's
+/// forward), `agent.act(obs)`, `model->reset_state()`.
+std::pair<const Expr *, const CXXMethodDecl *>
+objectMethodOf(const CallExpr &Call);
 
 /// Lowers evidence of history to "possible": the value may carry history,
 /// but nothing local shows it.

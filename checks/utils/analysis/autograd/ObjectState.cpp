@@ -1,0 +1,165 @@
+//===--- ObjectState.cpp - AutogradFlow's state kept in objects -----------===//
+//
+// The caller's side of MemberState.h: a call of a method that carries a
+// member of its object from one call into the next extends the state the
+// object's variable holds in the dataflow (a definition computed from its
+// previous one, like `h = cell(x, h)`); a method that replaces the state, a
+// write by hand into a state member, or a no-grad call starts afresh. The
+// object is a local, a parameter, or a field of the analysed method's own
+// object (a trainer's `model_`, keyed by a stand-in variable).
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/analysis/autograd/Builder.h"
+#include "utils/analysis/autograd/MemberState.h"
+#include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
+#include "clang/AST/ExprCXX.h"
+
+namespace clang::tidy::torch {
+
+using namespace autograd;
+
+/// The object a call runs a method of the user's class on, and that method:
+/// `model->forward(x)`, `model(x)` on a holder (its Impl's forward),
+/// `agent.act(obs)`, `model->reset_state()`.
+std::pair<const Expr *, const CXXMethodDecl *>
+autograd::objectMethodOf(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return {Member->getImplicitObjectArgument(), Member->getMethodDecl()};
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0 ||
+      !isModuleForwardCall(Call))
+    return {nullptr, nullptr};
+  const CXXRecordDecl *Impl = forwardModuleClass(Call);
+  if (!Impl || !(Impl = Impl->getDefinition()))
+    return {nullptr, nullptr};
+  for (const NamedDecl *D : Impl->lookup(&Impl->getASTContext().Idents.get(
+           "forward")))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+        M && M->getNumParams() + 1 == Op->getNumArgs())
+      return {Op->getArg(0), M};
+  return {nullptr, nullptr};
+}
+
+
+namespace {
+
+/// `model_` or `this->model_` (through `->`, `*` and implicit casts): a field
+/// of the object whose method is analysed.
+const FieldDecl *ownField(const Expr *Object) {
+  while (Object) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Object);
+        Op && (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1) {
+      Object = Op->getArg(0);
+      continue;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(Object);
+        U && U->getOpcode() == UO_Deref) {
+      Object = U->getSubExpr();
+      continue;
+    }
+    const auto *Member = dyn_cast<MemberExpr>(Object);
+    if (!Member ||
+        !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return nullptr;
+    return dyn_cast<FieldDecl>(Member->getMemberDecl());
+  }
+  return nullptr;
+}
+
+} // namespace
+
+const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
+  if (!Object)
+    return nullptr;
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(moduleObjectEntity(Object)))
+    return isLocal(Var) && !isTensorValued(Var->getType()) ? Var : nullptr;
+  // A module the analysed method's object holds (`model_->forward(x)` in a
+  // trainer's fit()): it outlives every iteration of the method's loops. The
+  // dataflow keys its state by a variable that stands for the field in this
+  // function (never declared in it, so its lifetime never ends).
+  const FieldDecl *Field = ownField(Object);
+  if (!Field || isTensorValued(Field->getType()))
+    return nullptr;
+  const VarDecl *&Standin = FieldStandins[Field];
+  if (!Standin)
+    Standin = VarDecl::Create(
+        Ctx, const_cast<FunctionDecl *>(&Fn), Field->getLocation(),
+        Field->getLocation(), Field->getIdentifier(), Field->getType(),
+        Field->getTypeSourceInfo(), SC_None);
+  return Standin;
+}
+
+void AutogradFlowBuilder::trackObjectState(const CallExpr &Call,
+                                           Value &Result) {
+  auto [Object, Method] = objectMethodOf(Call);
+  // `model->h.detach_()`: a state member detached by hand.
+  if (Method && Object && Method->getIdentifier() &&
+      Method->getName() == "detach_" && isTensorClass(Method->getParent())) {
+    writeStateMember(*Object, Call, Value());
+    return;
+  }
+  const VarDecl *Var = Method ? stateObjectOf(Object) : nullptr;
+  if (!Var)
+    return;
+  const MemberStateSummary *Summary = memberStateOf(*Method);
+  if (!Summary)
+    return;
+  if (Summary->Carried.empty() && Summary->CarriedAside.empty()) {
+    // `model->reset_state()`: the object keeps no graph of earlier calls.
+    if (S->Tensors.find(Var) && replacesState(*Method))
+      define(Var, &Call, beginLoc(Call), Value());
+    return;
+  }
+  // Without history recorded, the method stores values without any: the
+  // object no longer holds an earlier call's graph.
+  if (underNoGradGuard(Call)) {
+    if (S->Tensors.find(Var))
+      define(Var, &Call, beginLoc(Call), Value());
+    return;
+  }
+  // The object's state is computed from its previous state, with history.
+  Value State = valueOfFacts(Var);
+  State.History = HistoryEvidence::Evident;
+  State.Taint = nullptr;
+  State.FromValues = nullptr;
+  State.ValuesRead = nullptr;
+  State.AddedFromValues = nullptr;
+  State.AddedValuesRead = nullptr;
+  newTensor(State);
+  define(Var, &Call, beginLoc(Call), State);
+  const CarriedMember &Carried = Summary->Carried.empty()
+                                     ? Summary->CarriedAside.front()
+                                     : Summary->Carried.front();
+  Definition &D = Defs[definitionAt(&Call, Var, beginLoc(Call))];
+  D.StateMember = Carried.Field;
+  D.StateWrite = Carried.Write;
+  D.StateWriter = Carried.Method;
+  // The result is computed from the state.
+  if (!Summary->Carried.empty()) {
+    Value Now = valueOfFacts(Var);
+    Result.History = std::max(Result.History, HistoryEvidence::Evident);
+    Result.Graph.insertAll(Now.Graph);
+    Result.Freed.insertAll(Now.Freed);
+  }
+}
+
+void AutogradFlowBuilder::writeStateMember(const Expr &Target,
+                                           const Expr &Site,
+                                           const Value &Written) {
+  const auto *Member = dyn_cast<MemberExpr>(Target.IgnoreParenImpCasts());
+  const auto *Field =
+      Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+  const VarDecl *Var = Field ? stateObjectOf(Member->getBase()) : nullptr;
+  if (!Var || !S->Tensors.find(Var) ||
+      Written.History != HistoryEvidence::None ||
+      !llvm::is_contained(stateMembersOf(*cast<CXXRecordDecl>(Field->getParent())),
+                          Field))
+    return;
+  define(Var, &Site, beginLoc(Site), Value());
+}
+
+} // namespace clang::tidy::torch
