@@ -327,10 +327,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Parents.isOwnCode(*Step, *Fn)) {
     // A step in a lambda of Fn (`auto step = [&](...) { ...; opt.step(); }`)
     // with no loop around it there: a helper the training loop calls.
-    const LambdaExpr *Lambda = nullptr;
-    for (const Stmt *P = Parents.parentOf(*Step, *Fn); P && !Lambda;
-         P = Parents.parentOf(*P, *Fn))
-      Lambda = dyn_cast<LambdaExpr>(P);
+    const LambdaExpr *Lambda = enclosingLambda(*Step, *Fn, Parents);
     if (Lambda && Lambda->getCallOperator() &&
         enclosingLoops(*Step, *Fn, Parents).empty())
       checkStepInHelper(*Step, *Lambda->getCallOperator(), *Fn);

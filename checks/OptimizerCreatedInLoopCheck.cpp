@@ -304,10 +304,7 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   if (!Parents.isOwnCode(*C.At, Fn)) {
     // In a lambda of Fn with no loop around it there (a factory:
     // `auto make_opt = [&] { return torch::optim::Adam(model->parameters()); };`).
-    const LambdaExpr *Lambda = nullptr;
-    for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && !Lambda;
-         P = Parents.parentOf(*P, Fn))
-      Lambda = dyn_cast<LambdaExpr>(P);
+    const LambdaExpr *Lambda = enclosingLambda(*C.At, Fn, Parents);
     if (Lambda && Lambda->getCallOperator() && !C.Args.empty() &&
         enclosingLoops(*C.At, Fn, Parents).empty() &&
         !(C.Class->getQualifiedNameAsString() == "torch::optim::SGD" &&

@@ -145,6 +145,14 @@ llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
   return Loops;
 }
 
+const LambdaExpr *enclosingLambda(const Stmt &S, const FunctionDecl &Fn,
+                                  BodyParents &Parents) {
+  for (const Stmt *P = Parents.parentOf(S, Fn); P; P = Parents.parentOf(*P, Fn))
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(P))
+      return Lambda;
+  return nullptr;
+}
+
 const FunctionDecl *outermostFunction(const Stmt &S, const FunctionDecl &Fn,
                                       BodyParents &Parents) {
   return Parents.walkUp(S, Fn, /*CrossLambdas=*/true,

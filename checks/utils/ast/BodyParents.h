@@ -103,6 +103,11 @@ llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
                                                   BodyParents &Parents,
                                                   bool CrossLambdas = false);
 
+/// The innermost lambda whose body holds \p S (in the body of \p Fn), or
+/// null when \p S is \p Fn's own code.
+const LambdaExpr *enclosingLambda(const Stmt &S, const FunctionDecl &Fn,
+                                  BodyParents &Parents);
+
 /// The first function around \p S (in the body of \p Fn) that is not a
 /// lambda.
 const FunctionDecl *outermostFunction(const Stmt &S, const FunctionDecl &Fn,
