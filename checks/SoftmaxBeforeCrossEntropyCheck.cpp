@@ -126,6 +126,39 @@ const Expr *lastAppendedLayer(const Stmt *Body, const ValueDecl *Entity) {
   return Conditional ? nullptr : Last;
 }
 
+/// The layer \p E names among a Sequential's constructor arguments: the layer
+/// itself, the last of a list of named layers (`{{"fc", Linear(4, 3)},
+/// {"softmax", Softmax(1)}}`: an initializer_list of NamedAnyModule), or the
+/// layer a NamedAnyModule / AnyModule wraps.
+const Expr *lastLayerOf(const Expr *E) {
+  for (int Depth = 0; E && Depth < 6; ++Depth) {
+    E = stripImplicit(E);
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+      continue;
+    }
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = Temp->getSubExpr();
+      continue;
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      if (Init->getNumInits() == 0)
+        return nullptr;
+      E = Init->getInit(Init->getNumInits() - 1);
+      continue;
+    }
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
+    if (Construct && Construct->getNumArgs() > 0 && RD && RD->getIdentifier() &&
+        (RD->getName() == "NamedAnyModule" || RD->getName() == "AnyModule")) {
+      E = Construct->getArg(Construct->getNumArgs() - 1);
+      continue;
+    }
+    return E;
+  }
+  return nullptr;
+}
+
 /// For the forward of a torch::nn::Sequential declared with its layers
 /// (`torch::nn::Sequential net(torch::nn::Linear(4, 3),
 /// torch::nn::Softmax(1));`, a variable or a member initialised in place):
@@ -165,9 +198,10 @@ Scores scoresOfSequential(const CallExpr &Forward) {
       for (const CXXConstructorDecl *Ctor : Class->ctors())
         if (const Expr *Appended = lastAppendedLayer(Ctor->getBody(), Field))
           Last = Appended;
+  Last = lastLayerOf(Last);
   if (!Last)
     return Scores::Unknown;
-  return scoresOfLayer(implOf(stripImplicit(Last)->getType()));
+  return scoresOfLayer(implOf(Last->getType()));
 }
 
 /// What \p E is: softmax or log_softmax output, raw scores of a linear layer,

@@ -102,3 +102,52 @@ void appendedLogits(torch::Tensor x, torch::Tensor y) {
   auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
   loss.backward();
 }
+
+// --- Named layers: Sequential({{"name", layer}, ...}) and push_back("name", layer) ---
+
+void namedSoftmax(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net({{"fc", torch::nn::Linear(4, 3)},
+                             {"probs", torch::nn::Softmax(1)}});
+  auto loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:52: note: softmax applied here
+  loss.backward();
+}
+
+struct NamedHead : torch::nn::Module {
+  torch::nn::Sequential layers{{"hidden", torch::nn::Linear(8, 4)},
+                               {"out", torch::nn::Linear(4, 3)},
+                               {"log_probs", torch::nn::LogSoftmax(1)}};
+  torch::Tensor forward(torch::Tensor x) { return layers->forward(x); }
+};
+void namedMemberLogSoftmax(NamedHead &model, torch::Tensor x, torch::Tensor y) {
+  torch::nn::CrossEntropyLoss criterion;
+  auto loss = criterion(model.forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applies log_softmax itself, so the log_softmax before it is redundant; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-6]]:51: note: log_softmax applied here
+  loss.backward();
+}
+
+void namedAppendedSoftmax(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential model;
+  model->push_back("fc", torch::nn::Linear(8, 3));
+  model->push_back("softmax", torch::nn::Softmax(1));
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:52: note: softmax applied here
+  loss.backward();
+}
+
+// Negative: the last named layer is the linear one.
+void namedLogits(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net({{"probs", torch::nn::Softmax(1)},
+                             {"fc", torch::nn::Linear(4, 3)}});
+  torch::nn::functional::cross_entropy(net->forward(x), y).backward();
+}
+
+// Negative: named LogSoftmax into nll_loss is the intended pairing.
+void namedLogSoftmaxNll(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential net({{"fc", torch::nn::Linear(4, 3)},
+                             {"log_probs", torch::nn::LogSoftmax(1)}});
+  torch::nn::functional::nll_loss(net->forward(x), y).backward();
+}

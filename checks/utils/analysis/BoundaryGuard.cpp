@@ -170,7 +170,35 @@ public:
   llvm::SmallVector<std::pair<const Expr *, const Expr *>, 2> Writes;
 
 private:
+  /// `std::get<I>(VD)`: an element of a tuple variable.
+  bool isElementOf(const Expr *E) const {
+    const auto *Get = dyn_cast_or_null<CallExpr>(E ? E->IgnoreParenImpCasts()
+                                                   : nullptr);
+    return Get && isStdCall(*Get, "get") && Get->getNumArgs() == 1 &&
+           refersTo(Get->getArg(0), VD);
+  }
+
   void inspect(const Expr *E) {
+    // A write into an element of the tuple (`std::get<0>(t) = x;`,
+    // `std::get<0>(t).add_(1)`) leaves its value unknown; reading one
+    // through std::get (which takes the tuple by reference) does not write.
+    if (const auto *BO = dyn_cast<BinaryOperator>(E);
+        BO && BO->isAssignmentOp() && isElementOf(BO->getLHS()))
+      Modified = true;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+        OC && OC->isAssignmentOp() && OC->getNumArgs() == 2 &&
+        isElementOf(OC->getArg(0)))
+      Modified = true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+        MC && isElementOf(MC->getImplicitObjectArgument())) {
+      const CXXMethodDecl *M = MC->getMethodDecl();
+      if (!M || !M->isConst() ||
+          (M->getIdentifier() && M->getName().ends_with("_")))
+        Modified = true;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E);
+        Call && isStdCall(*Call, "get"))
+      return;
     if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
       if (BO->isAssignmentOp() && refersTo(BO->getLHS(), VD)) {
         Writes.push_back(
@@ -489,6 +517,26 @@ DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
 /// Follows a reference to a local variable to its definitions.
 llvm::SmallVector<const Expr *, 2>
 BoundaryAnalysis::followVariable(const Expr *E, const VarDecl *&Through) {
+  // The first element of an operation that returns a tuple described by its
+  // first element: `auto [var, mean] = torch::var_mean(x);`,
+  // `std::get<0>(torch::std_mean(x))`. Other elements stay unknown.
+  if (std::optional<TupleElement> Element = tupleElementOf(E)) {
+    if (Element->Index != 0)
+      return {};
+    // The tuple itself may be a local: `auto vm = torch::var_mean(x);`.
+    llvm::SmallVector<const Expr *, 2> Tuples{Element->Tuple};
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Element->Tuple))
+      if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+        Tuples = definitionsAt(VD, Element->Tuple);
+    llvm::SmallVector<const Expr *, 2> Defs;
+    for (const Expr *Tuple : Tuples) {
+      std::optional<LibTorchCall> C = asLibTorchCall(stripImplicit(Tuple));
+      if (!C || !C->is(op::TupleFirst))
+        return {};
+      Defs.push_back(stripImplicit(Tuple));
+    }
+    return Defs;
+  }
   const auto *DRE = dyn_cast<DeclRefExpr>(E);
   if (!DRE)
     return {};

@@ -274,4 +274,42 @@ void forEachDiscardedValue(const Stmt &Parent,
   }
 }
 
+bool isStdCall(const CallExpr &Call, StringRef Name) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  return F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
+         F->getName() == Name;
+}
+
+std::optional<TupleElement> tupleElementOf(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (!E)
+    return std::nullopt;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl());
+    const auto *Decomposed = Binding ? dyn_cast_or_null<DecompositionDecl>(
+                                           Binding->getDecomposedDecl())
+                                     : nullptr;
+    if (!Decomposed || !Decomposed->getInit())
+      return std::nullopt;
+    unsigned Index = 0;
+    for (const BindingDecl *B : Decomposed->bindings()) {
+      if (B == Binding)
+        return TupleElement{stripImplicit(Decomposed->getInit()), Index};
+      ++Index;
+    }
+    return std::nullopt;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call || !isStdCall(*Call, "get") || Call->getNumArgs() != 1)
+    return std::nullopt;
+  const FunctionDecl *F = Call->getDirectCallee();
+  const TemplateArgumentList *Args = F->getTemplateSpecializationArgs();
+  if (!Args || Args->size() == 0 ||
+      Args->get(0).getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  return TupleElement{stripImplicit(Call->getArg(0)),
+                      static_cast<unsigned>(
+                          Args->get(0).getAsIntegral().getZExtValue())};
+}
+
 } // namespace clang::tidy::torch

@@ -15,6 +15,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -109,6 +110,20 @@ bool isContainerInsertion(const CXXMemberCallExpr &Call);
 /// `v[i]`, `v[i][j]`, `*v`, `v.at(i)`, and a field of it: `s.value`,
 /// `steps[t].value`, `p->value` (not `this->value`).
 const VarDecl *storedVariableOf(const Expr *LHS);
+
+/// A call of the standard library's function \p Name (`std::get`, `std::tie`).
+bool isStdCall(const CallExpr &Call, StringRef Name);
+
+/// An element of a tuple-like value, as the code reads it.
+struct TupleElement {
+  const Expr *Tuple = nullptr; ///< The whole value: `torch::var_mean(x)`.
+  unsigned Index = 0;
+};
+
+/// \p E read as an element of a tuple: a structured binding
+/// (`auto [var, mean] = torch::var_mean(x);` makes `var` element 0 of the
+/// initialiser) or `std::get<I>(tuple)`. Not for std::get by type.
+std::optional<TupleElement> tupleElementOf(const Expr *E);
 
 } // namespace clang::tidy::torch
 

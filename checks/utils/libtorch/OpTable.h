@@ -148,6 +148,9 @@ enum Role : std::uint64_t {
   TakesLogProbabilities = 1ull << 38,
   /// An affine map (linear): its output is raw scores, not probabilities.
   Affine = 1ull << 39,
+  /// Returns a tuple; the other roles describe its first element
+  /// (var_mean, std_mean: the variance or standard deviation, then the mean).
+  TupleFirst = 1ull << 40,
 
   // --- Devices ---------------------------------------------------------------
   /// Converts to the device its arguments name (to, cuda): the result lives

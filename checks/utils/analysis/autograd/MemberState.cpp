@@ -51,12 +51,6 @@ const FieldDecl *ownTensorField(const Expr *E) {
   return Field && isTensorValued(Field->getType()) ? Field : nullptr;
 }
 
-bool isStdCall(const CallExpr &Call, StringRef Name) {
-  const FunctionDecl *F = Call.getDirectCallee();
-  return F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
-         F->getName() == Name;
-}
-
 class MethodWalker {
 public:
   MemberStateSummary run(const CXXMethodDecl &Method) {

@@ -355,6 +355,8 @@ Tensor square(const Tensor &);
 Tensor pow(Scalar, const Tensor &);
 Tensor std(const Tensor &);
 Tensor var(const Tensor &);
+std::tuple<Tensor, Tensor> var_mean(const Tensor &, std::vector<int64_t> dim = {}, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor &, std::vector<int64_t> dim = {}, bool unbiased = true, bool keepdim = false);
 Tensor dot(const Tensor &, const Tensor &);
 Tensor mm(const Tensor &, const Tensor &);
 Tensor outer(const Tensor &, const Tensor &);
@@ -529,13 +531,27 @@ public:
 };
 TORCH_MODULE(LogSoftmax);
 
+// A layer with its name, as in <torch/nn/modules/container/named_any.h>.
+class NamedAnyModule {
+public:
+  template <typename M> NamedAnyModule(std::string name, M &&module) {}
+};
+
 class SequentialImpl : public Cloneable<SequentialImpl> {
 public:
   template <typename... M> SequentialImpl(M &&...) {}
+  SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) {}
   at::Tensor forward(const at::Tensor &input) { return input; }
   template <typename M> void push_back(M &&module) {}
+  template <typename M> void push_back(std::string name, M &&module) {}
 };
-TORCH_MODULE(Sequential);
+// As in <torch/nn/modules/container/sequential.h>: the holder also takes named layers.
+class Sequential : public torch::nn::ModuleHolder<SequentialImpl> {
+public:
+  using torch::nn::ModuleHolder<SequentialImpl>::ModuleHolder;
+  Sequential(std::initializer_list<NamedAnyModule> named_modules)
+      : ModuleHolder(std::make_shared<SequentialImpl>(named_modules)) {}
+};
 
 // Type-erased module (not a torch::nn::Module), as in <torch/nn/modules/container/any.h>.
 class AnyModule {
