@@ -22,6 +22,24 @@ namespace {
 
 using ModeEvent = EvalModeNotRestoredCheck::ModeEvent;
 
+/// \p E as a parameter of the function it is in, `flag` or `!flag`: the
+/// parameter's index and whether it is negated.
+std::optional<std::pair<unsigned, bool>> boolParameterOf(const Expr *E) {
+  bool Negated = false;
+  E = stripImplicit(E);
+  while (const auto *Not = dyn_cast_or_null<UnaryOperator>(E)) {
+    if (Not->getOpcode() != UO_LNot)
+      return std::nullopt;
+    Negated = !Negated;
+    E = stripImplicit(Not->getSubExpr());
+  }
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  if (!Param)
+    return std::nullopt;
+  return std::make_pair(Param->getFunctionScopeIndex(), Negated);
+}
+
 /// What \p Call itself does to a module: eval(), train(), a forward. Inside
 /// a template a still-dependent `m.eval()`, `m->train()`, `m->forward(x)` or
 /// `m(x)` counts by its name (once instantiated it may be one).
@@ -39,6 +57,10 @@ std::optional<ModeEvent> directEvent(const CallExpr &Call,
          cast<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0)))
              ->getValue()))))
     return ModeEvent{ModeEvent::Train, Object, &Call};
+  if (const Expr *Flag = moduleTrainFlag(Call, Ctx))
+    if (std::optional<std::pair<unsigned, bool>> P = boolParameterOf(Flag))
+      return ModeEvent{ModeEvent::FromParam, Object, &Call, P->first,
+                       P->second};
   if ((isModuleForwardCall(Call) && !isLossCall(Call)) ||
       Dependent == "forward")
     return ModeEvent{ModeEvent::Forward, Object, &Call};
@@ -122,8 +144,29 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
         } else if (isa<FieldDecl>(E.Model) && isCallOnThis(*Call)) {
           Model = E.Model;
         }
-        if (Model)
+        if (!Model)
+          continue;
+        if (E.What != ModeEvent::FromParam) {
           Events.push_back({E.What, Model, E.Site});
+          continue;
+        }
+        // The mode this call passes: a constant, or a parameter of this
+        // function in turn; unknown otherwise (no event).
+        const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+        if (E.Param + First >= Call->getNumArgs())
+          continue;
+        const Expr *Arg = Call->getArg(E.Param + First);
+        bool On = true;
+        // The call that passes the constant is the site: the helper may be
+        // called with both values from different places.
+        if (!Arg->isValueDependent() &&
+            Arg->EvaluateAsBooleanCondition(On, Ctx))
+          Events.push_back({On != E.Negated ? ModeEvent::Train : ModeEvent::Eval,
+                            Model, Call, 0, false, E.Site});
+        else if (std::optional<std::pair<unsigned, bool>> P =
+                     boolParameterOf(Arg))
+          Events.push_back({ModeEvent::FromParam, Model, E.Site, P->first,
+                            P->second != E.Negated});
       }
       Trains |= CalleeTrains;
     } else if (const ExternalSummary *Other =
@@ -182,11 +225,12 @@ EvalModeNotRestoredCheck::summaryOf(const FunctionDecl &Fn, bool &Trains) {
             LastMode = &E;
         }
     const bool Entry = First->What == ModeEvent::Train ||
+                       First->What == ModeEvent::FromParam ||
                        (First->What == ModeEvent::Forward && Trains);
     if (Entry)
-      Effects.push_back({First->What, Model, First->Site});
+      Effects.push_back(*First);
     if (LastMode && !(Entry && LastMode == First))
-      Effects.push_back({LastMode->What, Model, LastMode->Site});
+      Effects.push_back(*LastMode);
   }
   return Effects;
 }
@@ -341,6 +385,9 @@ void EvalModeNotRestoredCheck::check(const MatchFinder::MatchResult &Result) {
         diag(beginLoc(*Call), "evaluation mode set by this call inside the "
                               "training loop",
              DiagnosticIDs::Note);
+      else if (Eval.SetBy)
+        diag(beginLoc(*Eval.SetBy),
+             "the mode is set here from the argument", DiagnosticIDs::Note);
       else if (!isModuleEvalCall(*Call, *Result.Context) &&
                Call->getDirectCallee())
         diag(beginLoc(*Call),

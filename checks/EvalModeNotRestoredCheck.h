@@ -38,11 +38,19 @@ public:
 
   /// What a call does to a module's mode, in order.
   struct ModeEvent {
-    enum Kind { Eval, Train, Forward } What;
+    /// FromParam: `m.train(flag)` with the function's bool parameter
+    /// \c Param (negated when `!flag`): eval() or train() as each caller
+    /// passes it.
+    enum Kind { Eval, Train, Forward, FromParam } What;
     /// The module (a variable, parameter or member).
     const ValueDecl *Model;
     /// The eval() call itself (in this function or in a helper it calls).
     const CallExpr *Site;
+    unsigned Param = 0;
+    bool Negated = false;
+    /// For an eval() a call asks for with its argument (Site is that call):
+    /// the `m.train(flag)` that sets it.
+    const CallExpr *SetBy = nullptr;
   };
   /// What a function does, in its own code (lambda bodies excluded), per
   /// call: mode changes and forwards on modules; whether it trains.

@@ -834,6 +834,23 @@ bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx) {
   return isModuleModeCall(Call, Ctx, /*WantEval=*/false);
 }
 
+const Expr *moduleTrainFlag(const CallExpr &Call, const ASTContext &Ctx) {
+  auto [Method, Class] = methodAndClass(Call);
+  StringRef Name;
+  if (Method && Method->getIdentifier() && isModuleClass(Class))
+    Name = Method->getName();
+  else if (auto [Base, Member] = dependentMemberOf(Call.getCallee()); Base)
+    Name = Member;
+  if (Name != "train" || Call.getNumArgs() == 0 ||
+      isa<CXXDefaultArgExpr>(Call.getArg(0)))
+    return nullptr;
+  const Expr *Arg = Call.getArg(0);
+  bool On = true;
+  if (!Arg->isValueDependent() && Arg->EvaluateAsBooleanCondition(On, Ctx))
+    return nullptr;
+  return Arg;
+}
+
 const ValueDecl *moduleObjectEntity(const Expr *Object) {
   while (Object) {
     Object = Object->IgnoreParenImpCasts();

@@ -297,6 +297,10 @@ bool isModuleEvalCall(const CallExpr &Call, const ASTContext &Ctx);
 /// `m.train()` or `m.train(true)` on a module (isModuleClass).
 bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx);
 
+/// The flag of `m.train(flag)` on a module when it is not a constant (a
+/// parameter of a `set_mode(model, training)` helper); null otherwise.
+const Expr *moduleTrainFlag(const CallExpr &Call, const ASTContext &Ctx);
+
 /// The module object a module call is made on, as a variable or field:
 /// `model` in `model->eval()`, `model.eval()`, `(*model).eval()`,
 /// `model(x)`, `this->model->train()`; null when it is not a named entity.
