@@ -292,13 +292,140 @@ bool hasOnlyDim(const LibTorchCall &C) {
   return Written == (C.Object ? 1u : 2u);
 }
 
-AST_MATCHER(CallExpr, takesScores) {
-  StringRef Loss = lossOpName(Node);
+bool takesScoresCall(const CallExpr &Call) {
+  StringRef Loss = lossOpName(Call);
   return !Loss.empty() &&
          opHas(Loss, op::TakesLogits | op::TakesLogProbabilities);
 }
 
+AST_MATCHER(CallExpr, takesScores) { return takesScoresCall(Node); }
+
+/// The message for a loss that takes logits (cross_entropy) or
+/// log-probabilities (nll_loss) given \p Kind; null when the pairing is right.
+const char *messageFor(bool TakesLogits, Scores Kind) {
+  if (TakesLogits && Kind == Scores::Probabilities)
+    return "cross_entropy applied to softmax output applies softmax twice, "
+           "so the loss cannot fall below its floor and its gradients "
+           "shrink; pass the logits";
+  if (TakesLogits && Kind == Scores::LogProbabilities)
+    return "cross_entropy applies log_softmax itself, so the log_softmax "
+           "before it is redundant; pass the logits";
+  if (!TakesLogits && Kind == Scores::Probabilities)
+    return "nll_loss applied to softmax output takes probabilities for "
+           "log-probabilities, so the loss goes negative and stops "
+           "training; use log_softmax";
+  if (!TakesLogits && Kind == Scores::Logits)
+    return "nll_loss applied to raw scores without log_softmax takes them "
+           "for log-probabilities, so the loss is unbounded below; apply "
+           "log_softmax first or use cross_entropy";
+  return nullptr;
+}
+
+const char *producerNote(Scores Kind) {
+  return Kind == Scores::Probabilities      ? "softmax applied here"
+         : Kind == Scores::LogProbabilities ? "log_softmax applied here"
+                                            : "raw scores computed here";
+}
+
+/// True if \p Param is assigned in \p Fn (`pred = log_softmax(pred, 1);`):
+/// the loss then takes another value than the caller's.
+bool isReassigned(const ParmVarDecl &Param, const FunctionDecl &Fn) {
+  auto IsParam = [&](const Expr *E) {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+    return Ref && Ref->getDecl() == &Param;
+  };
+  bool Written = false;
+  forEachStmt(Fn.getBody(), [&](const Stmt &S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(&S))
+      Written |= BO->isAssignmentOp() && IsParam(BO->getLHS());
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S))
+      Written |= Op->isAssignmentOp() && IsParam(Op->getArg(0));
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&S)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      Written |= IsParam(Member->getImplicitObjectArgument()) && M &&
+                 M->getIdentifier() && M->getName().ends_with("_");
+    }
+  });
+  return Written;
+}
+
+/// The index of \p E among \p Fn's parameters when it names one that \p Fn
+/// does not reassign.
+std::optional<unsigned> parameterIndex(const Expr *E, const FunctionDecl &Fn) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  if (!Param || Param->getDeclContext() != &Fn || isReassigned(*Param, Fn))
+    return std::nullopt;
+  return Param->getFunctionScopeIndex();
+}
+
+/// The first argument of \p Call that stands for the callee's parameters
+/// (a lambda or functor called with `f(x)` has the object as argument 0).
+unsigned firstParameterArg(const CallExpr &Call) {
+  return isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+}
+
 } // namespace
+
+std::optional<SoftmaxBeforeCrossEntropyCheck::LossWrapper>
+SoftmaxBeforeCrossEntropyCheck::wrapperOf(const FunctionDecl &Fn,
+                                          unsigned Depth) {
+  if (auto It = Wrappers.find(&Fn); It != Wrappers.end())
+    return It->second;
+  Wrappers[&Fn] = std::nullopt; // Recursion: not a wrapper.
+  std::optional<LossWrapper> Found;
+  const ASTContext &Ctx = Fn.getASTContext();
+  auto Visit = [&](auto &&Self, const Stmt *S) -> void {
+    if (!S || Found || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (takesScoresCall(*Call)) {
+        if (std::optional<unsigned> P =
+                parameterIndex(lossPredictionArg(*Call), Fn))
+          Found = LossWrapper{Call, *P};
+      } else if (Depth < 3) {
+        if (const FunctionDecl *Body = calledBody(*Call, Ctx);
+            Body && Body != &Fn)
+          if (std::optional<LossWrapper> Inner = wrapperOf(*Body, Depth + 1)) {
+            const unsigned Arg = Inner->Param + firstParameterArg(*Call);
+            if (Arg < Call->getNumArgs())
+              if (std::optional<unsigned> P =
+                      parameterIndex(Call->getArg(Arg), Fn))
+                Found = LossWrapper{Inner->Loss, *P};
+          }
+      }
+    }
+    for (const Stmt *Child : S->children())
+      Self(Self, Child);
+  };
+  Visit(Visit, Fn.getBody());
+  return Wrappers[&Fn] = Found;
+}
+
+void SoftmaxBeforeCrossEntropyCheck::checkWrapperCall(
+    const CallExpr &Call, const MatchFinder::MatchResult &Result) {
+  const FunctionDecl *Body = calledBody(Call, *Result.Context);
+  if (!Body || !Body->getBody())
+    return;
+  std::optional<LossWrapper> W = wrapperOf(*Body, 0);
+  const unsigned Arg = W ? W->Param + firstParameterArg(Call) : 0;
+  if (!W || Arg >= Call.getNumArgs())
+    return;
+  static const llvm::Regex NoEpsilonNames("^$");
+  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames);
+  const Origin O = originOf(Call.getArg(Arg), Locals, 0);
+  const char *Message =
+      messageFor(opHas(lossOpName(*W->Loss), op::TakesLogits), O.Kind);
+  if (!Message ||
+      !Reported.insert(Result.SourceManager->getExpansionLoc(beginLoc(Call)))
+           .second)
+    return;
+  diag(beginLoc(Call), Message);
+  diag(beginLoc(*W->Loss), "the loss is computed here on the argument",
+       DiagnosticIDs::Note);
+  if (O.Producer)
+    diag(beginLoc(*O.Producer), producerNote(O.Kind), DiagnosticIDs::Note);
+}
 
 void SoftmaxBeforeCrossEntropyCheck::registerMatchers(MatchFinder *Finder) {
   // Templates are checked in their written form (unresolved LibTorch calls
@@ -308,6 +435,13 @@ void SoftmaxBeforeCrossEntropyCheck::registerMatchers(MatchFinder *Finder) {
                unless(ast_matchers::isInTemplateInstantiation()),
                takesScores())
           .bind("loss"));
+  // A call of a function, lambda or std::function of the user's code that
+  // computes such a loss on its argument.
+  UserCode.addMatcher(
+      callExpr(isExpansionInUserCode(),
+               unless(ast_matchers::isInTemplateInstantiation()),
+               unless(takesScores()), argumentCountAtLeast(1))
+          .bind("call"));
   UserCode.registerWith(*Finder);
 }
 
@@ -315,6 +449,10 @@ void SoftmaxBeforeCrossEntropyCheck::check(
     const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call")) {
+    checkWrapperCall(*Call, Result);
+    return;
+  }
   const auto *Loss = Result.Nodes.getNodeAs<CallExpr>("loss");
   const SourceManager &SM = *Result.SourceManager;
   const StringRef LossName = lossOpName(*Loss);
@@ -332,22 +470,7 @@ void SoftmaxBeforeCrossEntropyCheck::check(
   if (!Wrong || !Reported.insert(SM.getExpansionLoc(beginLoc(*Loss))).second)
     return;
 
-  const char *Message = nullptr;
-  if (TakesLogits && O.Kind == Scores::Probabilities)
-    Message = "cross_entropy applied to softmax output applies softmax twice, "
-              "so the loss cannot fall below its floor and its gradients "
-              "shrink; pass the logits";
-  else if (TakesLogits)
-    Message = "cross_entropy applies log_softmax itself, so the log_softmax "
-              "before it is redundant; pass the logits";
-  else if (O.Kind == Scores::Probabilities)
-    Message = "nll_loss applied to softmax output takes probabilities for "
-              "log-probabilities, so the loss goes negative and stops "
-              "training; use log_softmax";
-  else
-    Message = "nll_loss applied to raw scores without log_softmax takes them "
-              "for log-probabilities, so the loss is unbounded below; apply "
-              "log_softmax first or use cross_entropy";
+  const char *Message = messageFor(TakesLogits, O.Kind);
   {
     auto Diag = diag(beginLoc(*Loss), Message);
     std::optional<LibTorchCall> Producer =
@@ -375,11 +498,7 @@ void SoftmaxBeforeCrossEntropyCheck::check(
     }
   }
   if (O.Producer && !O.Inline)
-    diag(beginLoc(*O.Producer),
-         O.Kind == Scores::Probabilities      ? "softmax applied here"
-         : O.Kind == Scores::LogProbabilities ? "log_softmax applied here"
-                                              : "raw scores computed here",
-         DiagnosticIDs::Note);
+    diag(beginLoc(*O.Producer), producerNote(O.Kind), DiagnosticIDs::Note);
 }
 
 } // namespace clang::tidy::torch

@@ -9,7 +9,9 @@
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -28,11 +30,28 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Reported.clear(); }
-  void onEndOfTranslationUnit() override { Reported.clear(); }
+  void onStartOfTranslationUnit() override { forgetTranslationUnit(); }
+  void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
+
+  /// A function of the user's code that computes a loss on one of its
+  /// parameters: `compute_loss(pred, y) { return cross_entropy(pred, y); }`,
+  /// directly or through another such function.
+  struct LossWrapper {
+    const CallExpr *Loss = nullptr; ///< The loss call that takes it.
+    unsigned Param = 0;             ///< The parameter it takes.
+  };
 
 private:
+  std::optional<LossWrapper> wrapperOf(const FunctionDecl &Fn, unsigned Depth);
+  void checkWrapperCall(const CallExpr &Call,
+                        const ast_matchers::MatchFinder::MatchResult &Result);
+  void forgetTranslationUnit() {
+    Reported.clear();
+    Wrappers.clear();
+  }
+
   UserCodeMatchFinder UserCode{*this};
+  llvm::DenseMap<const FunctionDecl *, std::optional<LossWrapper>> Wrappers;
   /// One diagnostic per loss call (a macro expanded twice, a lambda).
   llvm::DenseSet<SourceLocation> Reported;
 };
