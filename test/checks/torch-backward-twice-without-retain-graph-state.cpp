@@ -208,6 +208,28 @@ void independentLossVariables(std::vector<torch::nn::Linear> &members,
   opt.step();
 }
 
+// The same walked with an explicit iterator: `it->backward()` is a pass
+// through one element.
+void sharedTrunkIterator(torch::nn::Linear trunk, torch::nn::Linear a,
+                         torch::nn::Linear b) {
+  auto h = torch::relu(trunk(torch::randn({8, 4})));
+  std::vector<torch::Tensor> heads = {a(h).pow(2).mean(), b(h).abs().mean()};
+  for (auto it = heads.begin(); it != heads.end(); ++it)
+    it->backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: backward pass in a loop reaches the graph of 'h', which was built before the loop and is freed by the first iteration; compute 'h' inside the loop, or pass retain_graph=true [torch-backward-twice-without-retain-graph]
+  // CHECK-MESSAGES: :[[@LINE-5]]:8: note: 'h' is computed here, outside the loop
+}
+
+// Negative: independent losses walked with an iterator.
+void independentLossesIterator(std::vector<torch::nn::Linear> &members) {
+  auto x = torch::randn({8, 4});
+  std::vector<torch::Tensor> losses;
+  for (auto &m : members)
+    losses.push_back(m(x).pow(2).mean());
+  for (auto it = losses.begin(); it != losses.end(); ++it)
+    (*it).backward();
+}
+
 // Negative: truncated back-propagation with the state detached in place.
 void detachedInPlace(torch::nn::RNNCell cell, torch::nn::Linear out,
                      torch::optim::SGD &opt) {

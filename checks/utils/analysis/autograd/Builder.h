@@ -170,6 +170,13 @@ private:
 
   /// The range variable (`__range1`) of each range-for loop variable.
   llvm::DenseMap<const VarDecl *, const VarDecl *> RangeOf;
+  /// The container an iterator walks (`auto it = params.begin();`), and
+  /// where the iterator is declared.
+  llvm::DenseMap<const VarDecl *, const VarDecl *> IteratorOf;
+  /// An element of \p Container, read at a loop over it that starts at
+  /// \p Loc (\p Range: the range-for's own range variable, or null).
+  Value elementOf(const VarDecl *Range, const VarDecl *Container,
+                  SourceLocation Loc);
 
   bool isLocal(const VarDecl *VD) const {
     return VD && !VD->hasGlobalStorage() &&

@@ -39,6 +39,30 @@ bool isModuleForwardMethod(const FunctionDecl &F) {
          isModuleClass(Method->getParent());
 }
 
+/// The local container \p Init starts an iterator over: `v.begin()`,
+/// `v.cbegin()`, `std::begin(v)` (and their reverse forms).
+const VarDecl *iteratedContainer(const Expr *Init) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(
+      Init ? Init->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr);
+  if (!Call)
+    return nullptr;
+  const FunctionDecl *F = Call->getDirectCallee();
+  if (!F || !F->getIdentifier() ||
+      !llvm::is_contained({"begin", "cbegin", "rbegin", "crbegin"},
+                          F->getName()))
+    return nullptr;
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (F->isInStdNamespace() && Call->getNumArgs() == 1)
+    Object = Call->getArg(0);
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(Object ? Object->IgnoreParenImpCasts() : nullptr);
+  const auto *Container = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Container && isTensorValued(Container->getType()) ? Container
+                                                            : nullptr;
+}
+
 /// Rounds of the fixpoint iteration before giving up on convergence (sets
 /// only grow, so real code converges in loop-depth + 1 rounds).
 constexpr unsigned MaxRounds = 12;
@@ -72,32 +96,19 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       // `for (auto &p : model->parameters())`, `for (float v : values)`:
       // the loop variable is an element of the range.
       if (const VarDecl *Range = RangeOf.lookup(Var)) {
-        Value Element = valueOfVariable(Range);
-        Element.Same.clear();
-        Element.SavedBy.clear();
-        // Each element is a tensor of its own: the container's insertions,
-        // and definitions executed once per element (in an earlier loop that
-        // filled it: `auto l = f(m(x)); losses.push_back(l);`), stand for a
-        // different tensor in each, so a pass through one element freed
-        // nothing of the next. What the elements share (a trunk computed
-        // once for all of them) keeps its freed marks.
         // `__range1` is bound to the container the loop walks.
         const VarDecl *Container = nullptr;
         if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
                 Range->getInit() ? Range->getInit()->IgnoreParenImpCasts()
                                  : nullptr))
           Container = dyn_cast<VarDecl>(Ref->getDecl());
-        const SourceLocation ForLoc = RangeForLoc.lookup(Var);
-        llvm::SmallVector<unsigned, 4> PerElement;
-        for (const auto &Mark : Element.Freed)
-          if (Defs[Mark.first].Var == Range ||
-              (Container && Defs[Mark.first].Var == Container) ||
-              definedInOtherLoop(Mark.first, ForLoc))
-            PerElement.push_back(Mark.first);
-        for (unsigned Id : PerElement)
-          Element.Freed.erase(Id);
-        V.join(Element);
+        V.join(elementOf(Range, Container, RangeForLoc.lookup(Var)));
       }
+      // `auto it = params.begin();`: `*it` and `it->` are its elements.
+      // (A range-for's own `__begin1` is read as its loop variable, above.)
+      if (const VarDecl *Container = iteratedContainer(Var->getInit());
+          Container && !Var->isImplicit() && !isTensorValued(Var->getType()))
+        IteratorOf[Var] = Container;
       if (isTensorValued(Var->getType()))
         define(Var, Var, Var->getLocation(), filterByType(V, Var->getType()));
       else if (V.Taint)
@@ -323,6 +334,29 @@ void AutogradFlowBuilder::sortReports() {
     return SM.isBeforeInTranslationUnit(beginLoc(*A.Construction),
                                         beginLoc(*B.Construction));
   });
+}
+
+Value AutogradFlowBuilder::elementOf(const VarDecl *Range,
+                                     const VarDecl *Container,
+                                     SourceLocation Loc) {
+  Value Element = valueOfVariable(Range ? Range : Container);
+  Element.Same.clear();
+  Element.SavedBy.clear();
+  // Each element is a tensor of its own: the container's insertions, and
+  // definitions executed once per element (in an earlier loop that filled
+  // it: `auto l = f(m(x)); losses.push_back(l);`), stand for a different
+  // tensor in each, so a pass through one element freed nothing of the
+  // next. What the elements share (a trunk computed once for all of them)
+  // keeps its freed marks.
+  llvm::SmallVector<unsigned, 4> PerElement;
+  for (const auto &Mark : Element.Freed)
+    if ((Range && Defs[Mark.first].Var == Range) ||
+        (Container && Defs[Mark.first].Var == Container) ||
+        definedInOtherLoop(Mark.first, Loc))
+      PerElement.push_back(Mark.first);
+  for (unsigned Id : PerElement)
+    Element.Freed.erase(Id);
+  return Element;
 }
 
 bool AutogradFlowBuilder::run() {

@@ -77,6 +77,9 @@ bool isTensorValued(QualType T) {
 Value filterByType(Value V, QualType T) {
   if (T.isNull() || T->isDependentType())
     return V;
+  // `it->` on an iterator, `&t`: a pointer to the tensor stands for it.
+  if (T->isPointerType() && isTensorValued(T->getPointeeType()))
+    T = T->getPointeeType();
   if (isTensorValued(T)) {
     V.Taint = nullptr;
   } else {
@@ -296,6 +299,16 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
       return assign(*Binary->getLHS(), *Binary->getRHS(), *Binary,
                     Binary->isCompoundAssignmentOp());
   }
+  // `*it`, `it->norm()` on an iterator over a local container of tensors:
+  // an element (a pointer to one for `->`, kept as the element itself).
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 1 &&
+      (Op->getOperator() == OO_Star || Op->getOperator() == OO_Arrow))
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts()))
+      if (const auto *It = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (const VarDecl *Container = IteratorOf.lookup(It))
+          return elementOf(nullptr, Container, It->getLocation());
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return filterByType(visitCall(*Call), Call->getType());
   Value V = visitChildren(*E);
