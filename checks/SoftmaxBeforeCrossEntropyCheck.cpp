@@ -404,10 +404,11 @@ SoftmaxBeforeCrossEntropyCheck::wrapperOf(const FunctionDecl &Fn,
 
 void SoftmaxBeforeCrossEntropyCheck::checkWrapperCall(
     const CallExpr &Call, const MatchFinder::MatchResult &Result) {
-  const FunctionDecl *Body = calledBody(Call, *Result.Context);
-  if (!Body || !Body->getBody())
-    return;
-  std::optional<LossWrapper> W = wrapperOf(*Body, 0);
+  // A std::function assigned lambdas on several paths: the call may run any.
+  std::optional<LossWrapper> W;
+  for (const FunctionDecl *Body : calledBodies(Call, *Result.Context))
+    if (Body->getBody() && !W)
+      W = wrapperOf(*Body, 0);
   const unsigned Arg = W ? W->Param + firstParameterArg(Call) : 0;
   if (!W || Arg >= Call.getNumArgs())
     return;

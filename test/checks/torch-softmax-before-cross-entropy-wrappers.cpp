@@ -103,3 +103,34 @@ double accuracy(const torch::Tensor &probs, const torch::Tensor &target) {
 void accuracyOfProbabilities(torch::nn::Linear fc, torch::Tensor x, torch::Tensor y) {
   accuracy(torch::softmax(fc(x), 1), y);
 }
+
+// A std::function assigned a lambda on each path: the call may run either.
+using LossFn = std::function<torch::Tensor(const torch::Tensor &, const torch::Tensor &)>;
+void configuredCriterion(torch::nn::Linear fc, torch::Tensor x, torch::Tensor y,
+                         bool smooth) {
+  LossFn criterion;
+  if (smooth)
+    criterion = [](const torch::Tensor &p, const torch::Tensor &t) {
+      return torch::nn::functional::cross_entropy(p, t);
+    };
+  else
+    criterion = [](const torch::Tensor &p, const torch::Tensor &t) {
+      return torch::nn::functional::mse_loss(p, t);
+    };
+  auto out = torch::softmax(fc(x), 1);
+  criterion(out, y).backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-9]]:14: note: the loss is computed here on the argument
+  // CHECK-MESSAGES: :[[@LINE-4]]:14: note: softmax applied here
+}
+
+// Negative: a criterion assigned a function of elsewhere is not known.
+LossFn make_criterion();
+void unknownCriterion(torch::nn::Linear fc, torch::Tensor x, torch::Tensor y) {
+  LossFn criterion;
+  criterion = [](const torch::Tensor &p, const torch::Tensor &t) {
+    return torch::nn::functional::cross_entropy(p, t);
+  };
+  criterion = make_criterion();
+  criterion(torch::softmax(fc(x), 1), y).backward();
+}

@@ -180,6 +180,52 @@ const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
   return L ? InUserCode(L->getCallOperator()) : nullptr;
 }
 
+llvm::SmallVector<const FunctionDecl *, 2>
+calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
+  if (const FunctionDecl *F = calledBody(Call, Ctx))
+    return {F};
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+  if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0)
+    return {};
+  const auto *VD = dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0)));
+  const auto *Fn = VD && VD->hasLocalStorage()
+                       ? dyn_cast_or_null<FunctionDecl>(
+                             VD->getParentFunctionOrMethod())
+                       : nullptr;
+  if (!Fn || !Fn->getBody() || VD->getType()->isReferenceType())
+    return {};
+  llvm::SmallVector<const Expr *, 2> Values;
+  // (`LossFn criterion;`: empty until assigned.)
+  const auto *Empty =
+      dyn_cast_or_null<CXXConstructExpr>(stripImplicit(VD->getInit()));
+  if (VD->getInit() && !(Empty && Empty->getNumArgs() == 0))
+    Values.push_back(VD->getInit());
+  bool Unknown = false;
+  forEachStmt(Fn->getBody(), [&](const Stmt &S) {
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
+        Assign && Assign->getOperator() == OO_Equal &&
+        Assign->getNumArgs() == 2 && namedEntity(*Assign->getArg(0)) == VD)
+      Values.push_back(Assign->getArg(1));
+    else if (const auto *Ref = dyn_cast<UnaryOperator>(&S);
+             Ref && Ref->getOpcode() == UO_AddrOf &&
+             namedEntity(*Ref->getSubExpr()) == VD)
+      Unknown = true;
+  });
+  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Expr *Value : Values) {
+    const LambdaExpr *L = lambdaIn(Value);
+    const FunctionDecl *Def = nullptr;
+    if (!L || !L->getCallOperator()->hasBody(Def) ||
+        !isInUserCode(Def->getLocation(), SM))
+      return {};
+    Bodies.push_back(Def);
+  }
+  if (Unknown)
+    return {};
+  return Bodies;
+}
+
 llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F) {
   llvm::SmallVector<const Expr *, 2> Values;
   if (!F.getBody())

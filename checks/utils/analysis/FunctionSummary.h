@@ -46,6 +46,13 @@ const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx);
 /// {...}`, a member with such a default initialiser). Null otherwise.
 const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx);
 
+/// Every body a call may run: calledBody's, or for a local std::function
+/// assigned lambdas on several paths (`if (kind == "ce") criterion = [](...)
+/// {...}; else criterion = [](...) {...};`) each of them. Empty when one of
+/// its values is not a lambda of the user's code.
+llvm::SmallVector<const FunctionDecl *, 2>
+calledBodies(const CallExpr &Call, const ASTContext &Ctx);
+
 /// The values \p F returns: each return statement's value, where a returned
 /// local variable or parameter assigned as a whole (`x = softmax(x, 1);`) by
 /// the last statement of the same block that mentions it before the return
