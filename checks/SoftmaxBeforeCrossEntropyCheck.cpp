@@ -204,6 +204,51 @@ Scores scoresOfSequential(const CallExpr &Forward) {
   return scoresOfLayer(implOf(Last->getType()));
 }
 
+/// The values element \p Index of \p Whole can hold (a struct's field in
+/// declaration order, a tuple's element), when \p Whole is (a local defined
+/// as) a call of the user's code, a module's forward included, whose every
+/// return builds it in place: `return {logits, torch::softmax(logits, 1)};`,
+/// `return std::make_tuple(logits, probs);`. Empty otherwise.
+llvm::SmallVector<const Expr *, 2> elementValues(const Expr *Whole,
+                                                 unsigned Index,
+                                                 const ASTContext &Ctx,
+                                                 BoundaryAnalysis &Locals) {
+  Whole = stripImplicit(Whole);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Whole))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+      Whole = stripImplicit(Locals.definitionOf(VD));
+  const auto *Call = dyn_cast_or_null<CallExpr>(Whole);
+  if (!Call)
+    return {};
+  llvm::SmallVector<const Expr *, 2> Returns;
+  if (isModuleForwardCall(*Call))
+    Returns = forwardReturns(*Call);
+  else if (const FunctionDecl *Body = calledBody(*Call, Ctx))
+    Returns = returnedValues(*Body);
+  llvm::SmallVector<const Expr *, 2> Values;
+  for (const Expr *Returned : Returns) {
+    Returned = stripImplicit(Returned);
+    const Expr *Element = nullptr;
+    if (const auto *Init = dyn_cast_or_null<InitListExpr>(Returned)) {
+      if (Index < Init->getNumInits())
+        Element = Init->getInit(Index);
+    } else if (const auto *Construct =
+                   dyn_cast_or_null<CXXConstructExpr>(Returned)) {
+      if (Index < Construct->getNumArgs() && Construct->getNumArgs() > 1)
+        Element = Construct->getArg(Index);
+    } else if (const auto *Make = dyn_cast_or_null<CallExpr>(Returned);
+               Make && (isStdCall(*Make, "make_tuple") ||
+                        isStdCall(*Make, "make_pair")) &&
+               Index < Make->getNumArgs()) {
+      Element = Make->getArg(Index);
+    }
+    if (!Element)
+      return {};
+    Values.push_back(Element);
+  }
+  return Values;
+}
+
 /// What \p E is: softmax or log_softmax output, raw scores of a linear layer,
 /// or unknown; through local variables with one definition, views, and the
 /// return values of a user module's forward.
@@ -211,6 +256,20 @@ Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth)
     return {};
+  // A field or element of a struct or tuple a function built and returned:
+  // `out.probs`, `std::get<1>(out)`, `auto [logits, probs] = model(x);`.
+  std::optional<TupleElement> Element = tupleElementOf(E);
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && !Field->getParent()->isUnion())
+      Element = TupleElement{Member->getBase(), Field->getFieldIndex()};
+  if (Element) {
+    Origin O = agreedOrigin(elementValues(Element->Tuple, Element->Index,
+                                          Locals.context(), Locals),
+                            Locals, Depth);
+    O.Inline = false;
+    return O;
+  }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     const Expr *Def = VD ? Locals.definitionOf(VD) : nullptr;

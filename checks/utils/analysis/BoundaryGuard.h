@@ -63,6 +63,8 @@ public:
                    BodyParents *Parents = nullptr)
       : Ctx(Ctx), EpsilonNames(EpsilonNames), Parents(Parents) {}
 
+  const ASTContext &context() const { return Ctx; }
+
   /// Can \p E reach 0 (from above)? For sqrt, rsqrt, log, pow bases.
   ReachResult nearZero(const Expr *E);
 
