@@ -73,19 +73,19 @@ std::optional<ModeEvent> directEvent(const CallExpr &Call,
   return std::nullopt;
 }
 
-/// The body of a function of the user's code that \p Call calls, if any:
-/// also a lambda, called directly or through a variable or member holding
-/// one (a `std::function` callback).
-const FunctionDecl *moduleHelperCallee(const CallExpr &Call,
-                                       const ASTContext &Ctx) {
+/// The bodies of the user's code that \p Call may run: a function's, a
+/// lambda's called directly or through a variable or member holding one (a
+/// `std::function` callback), or each lambda of a local container of
+/// callbacks that the call takes an element of (calledBodies).
+llvm::SmallVector<const FunctionDecl *, 2>
+moduleHelperCallees(const CallExpr &Call, const ASTContext &Ctx) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   const FunctionDecl *Def = nullptr;
-  if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
-      isLibTorchFunction(Def))
-    return calledBody(Call, Ctx);
-  return isInUserCode(Def->getLocation(), Def->getASTContext().getSourceManager())
-             ? Def
-             : calledBody(Call, Ctx);
+  if (Callee && Callee->hasBody(Def) && Def->getBody() &&
+      !isLibTorchFunction(Def) &&
+      isInUserCode(Def->getLocation(), Def->getASTContext().getSourceManager()))
+    return {Def};
+  return calledBodies(Call, Ctx);
 }
 
 /// True if \p Call is made on the object whose member function it calls
@@ -126,7 +126,10 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
     if (std::optional<ModeEvent> E = directEvent(*Call, Ctx)) {
       if (E->Model)
         Events.push_back(*E);
-    } else if (const FunctionDecl *Callee = moduleHelperCallee(*Call, Ctx)) {
+    } else if (llvm::SmallVector<const FunctionDecl *, 2> Callees =
+                   moduleHelperCallees(*Call, Ctx);
+               !Callees.empty()) {
+     for (const FunctionDecl *Callee : Callees) {
       bool CalleeTrains = false;
       const bool IsLambda = isa<CXXMethodDecl>(Callee) &&
                             cast<CXXMethodDecl>(Callee)->getParent()->isLambda();
@@ -169,6 +172,7 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
                             P->second != E.Negated});
       }
       Trains |= CalleeTrains;
+     }
     } else if (const ExternalSummary *Other =
                    Call->getDirectCallee()
                        ? externalSummaryOf(*Call->getDirectCallee())

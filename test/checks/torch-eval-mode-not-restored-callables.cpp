@@ -115,3 +115,84 @@ void trainEachEpoch(torch::nn::Linear model, torch::optim::SGD &opt,
     validate();
   }
 }
+
+// --- Callbacks kept in a container (Keras-style epoch-end hooks) -----------------
+
+void callbackVector(torch::nn::Linear model, torch::optim::SGD &opt,
+                    const std::vector<torch::Tensor> &xs) {
+  std::vector<std::function<void(int)>> on_epoch_end;
+  on_epoch_end.push_back([&](int epoch) {
+    torch::NoGradGuard guard;
+    model->eval();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
+    // CHECK-MESSAGES: :[[@LINE+12]]:7: note: evaluation mode set by this call inside the training loop
+    // CHECK-MESSAGES: :[[@LINE+7]]:7: note: trained here without train() on some path since
+    for (const auto &x : xs)
+      model->forward(x);
+  });
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    for (auto &cb : on_epoch_end)
+      cb(epoch);
+  }
+}
+
+void callbackByIndex(torch::nn::Linear model, torch::optim::SGD &opt,
+                     const std::vector<torch::Tensor> &xs) {
+  std::vector<std::function<void()>> hooks = {
+      [&]() { model->eval(); model->forward(xs[0]); }};
+      // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
+      // CHECK-MESSAGES: :[[@LINE+9]]:7: note: evaluation mode set by this call inside the training loop
+      // CHECK-MESSAGES: :[[@LINE+4]]:7: note: trained here without train() on some path since
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    for (size_t i = 0; i < hooks.size(); ++i)
+      hooks[i]();
+  }
+}
+
+// Negative: the hook restores the mode itself.
+void callbackRestores(torch::nn::Linear model, torch::optim::SGD &opt,
+                      const std::vector<torch::Tensor> &xs) {
+  std::vector<std::function<void(int)>> on_epoch_end;
+  on_epoch_end.push_back([&](int epoch) {
+    model->eval();
+    for (const auto &x : xs)
+      model->forward(x);
+    model->train();
+  });
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    for (auto &cb : on_epoch_end)
+      cb(epoch);
+  }
+}
+
+// Negative: a hook that comes from elsewhere is not known.
+std::function<void(int)> make_hook();
+void callbackFromElsewhere(torch::nn::Linear model, torch::optim::SGD &opt,
+                           const std::vector<torch::Tensor> &xs) {
+  std::vector<std::function<void(int)>> on_epoch_end;
+  on_epoch_end.push_back(make_hook());
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    for (auto &cb : on_epoch_end)
+      cb(epoch);
+  }
+}

@@ -1,13 +1,13 @@
 //===--- FunctionSummary.cpp - what a function of the TU does, for callers ===//
 
 #include "utils/analysis/FunctionSummary.h"
-#include <functional>
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseMap.h"
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -180,6 +180,50 @@ const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
   return L ? InUserCode(L->getCallOperator()) : nullptr;
 }
 
+/// The local container whose element \p E is: `callbacks[i]`,
+/// `callbacks.at(i)`, or the variable of a range-for over it
+/// (`for (auto &cb : callbacks)`, whose initialiser is `*__begin1`).
+static const VarDecl *containerOfElement(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
+    const auto *Loop = dyn_cast<VarDecl>(Ref->getDecl());
+    const auto *Star = Loop && Loop->isCXXForRangeDecl() && Loop->getInit()
+                           ? dyn_cast_or_null<CXXOperatorCallExpr>(
+                                 Loop->getInit()->IgnoreImplicit())
+                           : nullptr;
+    const auto *BeginRef =
+        Star && Star->getOperator() == OO_Star && Star->getNumArgs() == 1
+            ? dyn_cast<DeclRefExpr>(Star->getArg(0)->IgnoreImplicit())
+            : nullptr;
+    const auto *Begin =
+        BeginRef ? dyn_cast<VarDecl>(BeginRef->getDecl()) : nullptr;
+    const auto *BeginCall = Begin && Begin->getInit()
+                                ? dyn_cast_or_null<CXXMemberCallExpr>(
+                                        Begin->getInit()->IgnoreImplicit())
+                                  : nullptr;
+    const auto *RangeRef =
+        BeginCall ? dyn_cast<DeclRefExpr>(
+                        BeginCall->getImplicitObjectArgument()->IgnoreImplicit())
+                  : nullptr;
+    const auto *Range =
+        RangeRef ? dyn_cast<VarDecl>(RangeRef->getDecl()) : nullptr;
+    E = Range && Range->getInit() ? Range->getInit()->IgnoreImplicit() : nullptr;
+    const auto *ContainerRef = dyn_cast_or_null<DeclRefExpr>(E);
+    return ContainerRef ? dyn_cast<VarDecl>(ContainerRef->getDecl()) : nullptr;
+  }
+  const Expr *Base = nullptr;
+  if (const auto *Sub = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Sub && Sub->getOperator() == OO_Subscript && Sub->getNumArgs() == 2)
+    Base = Sub->getArg(0);
+  else if (const auto *At = dyn_cast_or_null<CXXMemberCallExpr>(E);
+           At && At->getMethodDecl() && At->getMethodDecl()->getIdentifier() &&
+           At->getMethodDecl()->getName() == "at")
+    Base = At->getImplicitObjectArgument();
+  const auto *BaseRef =
+      Base ? dyn_cast<DeclRefExpr>(stripImplicit(Base)) : nullptr;
+  return BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
+}
+
 llvm::SmallVector<const FunctionDecl *, 2>
 calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
   if (const FunctionDecl *F = calledBody(Call, Ctx))
@@ -187,6 +231,57 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
   const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
   if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0)
     return {};
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto BodiesOf = [&](llvm::ArrayRef<const Expr *> Values)
+      -> llvm::SmallVector<const FunctionDecl *, 2> {
+    llvm::SmallVector<const FunctionDecl *, 2> Bodies;
+    for (const Expr *Value : Values) {
+      const LambdaExpr *L = lambdaIn(Value);
+      const FunctionDecl *Def = nullptr;
+      if (!L || !L->getCallOperator()->hasBody(Def) ||
+          !isInUserCode(Def->getLocation(), SM))
+        return {};
+      Bodies.push_back(Def);
+    }
+    return Bodies;
+  };
+  // An element of a local container of callables: every lambda put into it
+  // (`callbacks.push_back([&](int epoch) {...});`, its initialiser list).
+  if (const VarDecl *Container = containerOfElement(Op->getArg(0))) {
+    const auto *Fn = Container->hasLocalStorage()
+                         ? dyn_cast_or_null<FunctionDecl>(
+                               Container->getParentFunctionOrMethod())
+                         : nullptr;
+    if (!Fn || !Fn->getBody() || Container->getType()->isReferenceType())
+      return {};
+    llvm::SmallVector<const Expr *, 2> Values;
+    bool Unknown = false;
+    // Its initialiser list: the outermost braces (`= {[&] {...}, ...}`).
+    const InitListExpr *List = nullptr;
+    forEachStmt(Container->getInit(), [&](const Stmt &S) {
+      if (const auto *L = dyn_cast<InitListExpr>(&S); L && !List)
+        List = L;
+    });
+    if (List)
+      Values.append(List->inits().begin(), List->inits().end());
+    forEachStmt(Fn->getBody(), [&](const Stmt &S) {
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(&S);
+      if (!Member || !Member->getImplicitObjectArgument() ||
+          namedEntity(*Member->getImplicitObjectArgument()) != Container)
+        return;
+      if (isContainerInsertion(*Member) && Member->getNumArgs() > 0)
+        Values.push_back(Member->getArg(Member->getNumArgs() - 1));
+      else if (const CXXMethodDecl *M = Member->getMethodDecl();
+               M && !M->isConst() && M->getIdentifier() &&
+               !llvm::is_contained({"size", "empty", "begin", "end", "clear",
+                                    "reserve", "at"},
+                                   M->getName()))
+        Unknown = true;
+    });
+    if (Unknown || Values.empty())
+      return {};
+    return BodiesOf(Values);
+  }
   const auto *VD = dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0)));
   const auto *Fn = VD && VD->hasLocalStorage()
                        ? dyn_cast_or_null<FunctionDecl>(
@@ -211,19 +306,9 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
              namedEntity(*Ref->getSubExpr()) == VD)
       Unknown = true;
   });
-  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const Expr *Value : Values) {
-    const LambdaExpr *L = lambdaIn(Value);
-    const FunctionDecl *Def = nullptr;
-    if (!L || !L->getCallOperator()->hasBody(Def) ||
-        !isInUserCode(Def->getLocation(), SM))
-      return {};
-    Bodies.push_back(Def);
-  }
   if (Unknown)
     return {};
-  return Bodies;
+  return BodiesOf(Values);
 }
 
 llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F) {
