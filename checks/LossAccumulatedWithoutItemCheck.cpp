@@ -120,10 +120,19 @@ const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerPassing(
   if (!Param || !Target || !isTensorType(Param->getType()))
     return nullptr;
   const auto *TargetParam = dyn_cast<ParmVarDecl>(Target);
-  if (TargetParam ? !TargetParam->getType()->isReferenceType()
-                  : !(isa<FieldDecl>(Target) ||
-                      (isa<VarDecl>(Target) &&
-                       cast<VarDecl>(Target)->hasGlobalStorage())))
+  // A lambda that stores into a variable of its caller it captured by
+  // reference (`[&](const torch::Tensor &l) { losses.push_back(l); }`).
+  const auto *Captured = dyn_cast<VarDecl>(Target);
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Fn);
+  if (!Captured || TargetParam || !Captured->hasLocalStorage() ||
+      !Method || !Method->getParent()->isLambda() ||
+      Captured->getDeclContext() == static_cast<const DeclContext *>(&Fn))
+    Captured = nullptr;
+  if (!Captured &&
+      (TargetParam ? !TargetParam->getType()->isReferenceType()
+                   : !(isa<FieldDecl>(Target) ||
+                       (isa<VarDecl>(Target) &&
+                        cast<VarDecl>(Target)->hasGlobalStorage()))))
     return nullptr;
   const SourceManager &SM = Ctx.getSourceManager();
   for (const CallSite &Site : callSitesOf(Fn, Ctx)) {
@@ -143,7 +152,8 @@ const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerPassing(
     const Stmt *TrainingLoop = nullptr;
     for (const Stmt *Loop : enclosingLoops(*Site.Call, *Site.Caller, Parents))
       if (containsTraining(*Loop, Ctx) &&
-          (!Into || outlivesIteration(*Into, *Loop, SM))) {
+          (!Into || outlivesIteration(*Into, *Loop, SM)) &&
+          (!Captured || !isPerIterationVariable(*Captured, *Loop, SM))) {
         TrainingLoop = Loop;
         break;
       }

@@ -86,3 +86,62 @@ void lambdaEval(torch::nn::Linear model, const Batches &data) {
   for (const auto &b : data)
     total += eval(b.first, b.second);
 }
+
+// --- A lambda that stores its argument into a vector of its caller it captured ---
+
+void capturedLogger(torch::nn::Linear model, torch::optim::SGD &opt, torch::Tensor x) {
+  std::vector<torch::Tensor> losses;
+  auto log = [&](const torch::Tensor &l) { losses.push_back(l); };
+  // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: tensor with autograd history accumulated into 'losses' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+  // CHECK-MESSAGES: :[[@LINE+6]]:5: note: called from a training loop with a tensor that has autograd history here
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    log(loss);
+  }
+}
+
+void capturedCallback(torch::nn::Linear model, torch::optim::SGD &opt, torch::Tensor x) {
+  std::vector<torch::Tensor> epoch_losses;
+  std::function<void(int, const torch::Tensor &)> on_batch_end;
+  on_batch_end = [&](int, const torch::Tensor &loss) { epoch_losses.push_back(loss); };
+  // CHECK-MESSAGES: :[[@LINE-1]]:56: warning: tensor with autograd history accumulated into 'epoch_losses' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+  // CHECK-MESSAGES: :[[@LINE+6]]:5: note: called from a training loop with a tensor that has autograd history here
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    on_batch_end(i, loss);
+  }
+}
+
+// Negative: the logger keeps a detached copy.
+void capturedLoggerDetached(torch::nn::Linear model, torch::optim::SGD &opt,
+                            torch::Tensor x) {
+  std::vector<torch::Tensor> losses;
+  auto log = [&](const torch::Tensor &l) { losses.push_back(l.detach()); };
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    log(loss);
+  }
+}
+
+// Negative: the captured vector lives for one iteration.
+void capturedPerIteration(torch::nn::Linear model, torch::optim::SGD &opt,
+                          torch::Tensor x) {
+  for (int i = 0; i < 10; ++i) {
+    std::vector<torch::Tensor> parts;
+    auto keep = [&](const torch::Tensor &l) { parts.push_back(l); };
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    keep(loss);
+    loss.backward();
+    opt.step();
+  }
+}

@@ -62,8 +62,8 @@ const FunctionDecl *userDefinition(const FunctionDecl &F,
 /// Records the calls in the bodies of the user's functions.
 class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
 public:
-  CallIndexer(const SourceManager &SM, TranslationUnitState &State)
-      : SM(SM), State(State) {}
+  CallIndexer(const ASTContext &Ctx, TranslationUnitState &State)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), State(State) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -82,14 +82,27 @@ public:
         Method && Method->getParent()->isLambda())
       return true; // Indexed with the function around the lambda.
     forEachStmt(F->getBody(), [&](const Stmt &S) {
-      if (const auto *Call = dyn_cast<CallExpr>(&S))
-        if (const FunctionDecl *Callee = Call->getDirectCallee())
-          State.Calls[Callee->getCanonicalDecl()].push_back({Call, F});
+      const auto *Call = dyn_cast<CallExpr>(&S);
+      if (!Call)
+        return;
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        State.Calls[Callee->getCanonicalDecl()].push_back({Call, F});
+      // A lambda called through a std::function (or a container of them):
+      // a call site of the lambda too.
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->getOperator() == OO_Call)
+        for (const FunctionDecl *Body : calledBodies(*Call, Ctx))
+          if (Body->getCanonicalDecl() !=
+              (Call->getDirectCallee()
+                   ? Call->getDirectCallee()->getCanonicalDecl()
+                   : nullptr))
+            State.Calls[Body->getCanonicalDecl()].push_back({Call, F});
     });
     return true;
   }
 
 private:
+  const ASTContext &Ctx;
   const SourceManager &SM;
   TranslationUnitState &State;
 };
@@ -479,7 +492,7 @@ TranslationUnitState &indexedState(ASTContext &Ctx) {
   if (State.IndexedContext != &Ctx) {
     State.Calls.clear();
     State.IndexedContext = &Ctx;
-    CallIndexer(Ctx.getSourceManager(), State)
+    CallIndexer(Ctx, State)
         .TraverseDecl(Ctx.getTranslationUnitDecl());
   }
   return State;
