@@ -350,8 +350,13 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   }
   // An optimizer declared inside the loop is a fresh one every iteration
   // (torch-optimizer-created-in-loop's business).
+  // (Not the variable of a range-for over optimizers kept outside it:
+  // `for (auto &o : optimizers) o->step();` refers to each of them.)
   const VarDecl *Opt = objectVariable(callObject(*Step));
-  if (Opt && isDeclaredIn(*Opt, *Loop, SM))
+  const bool ElementOfOuter = Opt && Opt->isCXXForRangeDecl() &&
+                              (Opt->getType()->isReferenceType() ||
+                               Opt->getType()->isPointerType());
+  if (Opt && !ElementOfOuter && isDeclaredIn(*Opt, *Loop, SM))
     return;
   if (isConditionalIn(*Step, *Loop, *Fn, Parents)) {
     // A step every few iterations accumulates on purpose, and the clearing
