@@ -173,6 +173,17 @@ private:
     if (!isa<CXXForRangeStmt>(Loop) ||
         cast<CXXForRangeStmt>(Loop).getLoopVariable() != VD)
       visit(VD->getInit(), Depth + 1);
+    // A container filled in the iteration: what is put into it
+    // (`trainable.push_back(p)` over `model->parameters()`, param groups
+    // `groups.emplace_back(model->encoder->parameters(), options)`).
+    forEachStmt(&Loop, [&](const Stmt &S) {
+      const auto *Insert = dyn_cast<CXXMemberCallExpr>(&S);
+      if (Insert && isContainerInsertion(*Insert) &&
+          Insert->getImplicitObjectArgument() &&
+          namedEntity(*Insert->getImplicitObjectArgument()) == VD)
+        for (const Expr *Arg : Insert->arguments())
+          visit(Arg, Depth + 1);
+    });
   }
 
   const Stmt &Loop;

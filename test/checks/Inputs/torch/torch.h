@@ -629,9 +629,17 @@ public:
 struct AdamOptions {
   AdamOptions(double lr = 1e-3) {}
 };
+// Parameters with options of their own, as in <torch/optim/optimizer.h>.
+class OptimizerParamGroup {
+public:
+  OptimizerParamGroup(std::vector<at::Tensor> params) {}
+  template <typename Options>
+  OptimizerParamGroup(std::vector<at::Tensor> params, std::unique_ptr<Options> options) {}
+};
 class Adam : public Optimizer {
 public:
-  Adam(std::vector<at::Tensor> params, AdamOptions options = {}) {}
+  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions options = {}) {}
+  explicit Adam(std::vector<at::Tensor> params, AdamOptions options = {}) {}
 };
 struct RMSpropOptions {
   RMSpropOptions(double lr = 1e-2) {}
