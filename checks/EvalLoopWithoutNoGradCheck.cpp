@@ -142,8 +142,26 @@ EvalLoopWithoutNoGradCheck::factsOf(const FunctionDecl &Fn, ASTContext &Ctx) {
         F.TrainingCalls.emplace_back(Call, &Fn);
       else if (isGradModeSetCall(*Call))
         F.SetsGradMode = true;
-      else if (isModuleEvalCall(*Call, Ctx) || isModuleTrainCall(*Call, Ctx))
+      else if (isModuleEvalCall(*Call, Ctx) || isModuleTrainCall(*Call, Ctx)) {
         F.ModeCalls.push_back(Call);
+        if (isModuleEvalCall(*Call, Ctx))
+          F.LeavesEval.insert(Call);
+      } else if (const FunctionDecl *Body = calledBody(*Call, Ctx);
+                 Body && Body != &Fn && Body->getBody()) {
+        // A helper that changes a module's mode: its last change is this
+        // call's (a recursive helper sees what is known so far).
+        const FunctionFacts &Inner = factsOf(*Body, Ctx);
+        const SourceManager &SM = Ctx.getSourceManager();
+        const CallExpr *Last = nullptr;
+        for (const CallExpr *M : Inner.ModeCalls)
+          if (!Last || SM.isBeforeInTranslationUnit(beginLoc(*Last), beginLoc(*M)))
+            Last = M;
+        if (Last) {
+          F.ModeCalls.push_back(Call);
+          if (Inner.LeavesEval.contains(Last))
+            F.LeavesEval.insert(Call);
+        }
+      }
     }
     for (const Stmt *Child : S->children())
       Self(Self, Child);
@@ -288,9 +306,10 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   bool NamedForEvaluation = false;
   for (const std::string &Name : contextNames(*Forward, *Fn, Parents))
     NamedForEvaluation |= EvaluationFunction.match(Name);
-  const CallExpr *EvalCall =
-      LastModeCall && isModuleEvalCall(*LastModeCall, Ctx) ? LastModeCall
-                                                           : nullptr;
+  const CallExpr *EvalCall = nullptr;
+  for (const FunctionFacts *F : Around)
+    if (LastModeCall && F->LeavesEval.contains(LastModeCall))
+      EvalCall = LastModeCall;
   if (!NamedForEvaluation && !EvalCall)
     return;
   if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))

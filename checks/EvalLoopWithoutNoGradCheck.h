@@ -15,7 +15,9 @@
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Regex.h"
+#include <map>
 
 namespace clang::tidy::torch {
 
@@ -51,7 +53,11 @@ private:
   struct FunctionFacts {
     llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 4>
         TrainingCalls;
+    /// eval()/train() calls, and calls of helpers of the translation unit
+    /// whose last mode change is one (`freeze_for_scoring(model)`).
     llvm::SmallVector<const CallExpr *, 4> ModeCalls;
+    /// The calls among ModeCalls that leave a module in evaluation mode.
+    llvm::SmallPtrSet<const CallExpr *, 4> LeavesEval;
     bool SetsGradMode = false;
   };
   const FunctionFacts &factsOf(const FunctionDecl &Fn, ASTContext &Ctx);
@@ -78,7 +84,8 @@ private:
   /// facts, whether a statement contains a training call.
   BodyParents Parents;
   GradModeAnalysis GradMode{Parents};
-  llvm::DenseMap<const FunctionDecl *, FunctionFacts> Facts;
+  /// Node-based: factsOf of a helper runs while its caller's entry is filled.
+  std::map<const FunctionDecl *, FunctionFacts> Facts;
   llvm::DenseMap<const Stmt *, bool> Trains;
 };
 

@@ -582,6 +582,30 @@ ReachResult BoundaryAnalysis::zeroArithmetic(BinaryOperatorKind Op,
       return make(Reach::Guarded);
     return ValueRange::add(zero(LHS, Depth + 1), zero(RHS, Depth + 1));
   case BO_Sub: {
+    // A squared distance expanded as |a|^2 + |b|^2 - 2 a.b (a sum of
+    // magnitudes minus a matrix product): exactly 0 on the diagonal, and
+    // rounding takes it below.
+    // (A matrix product, possibly scaled by a positive constant:
+    // `2 * torch::matmul(a, b.t())`.)
+    auto IsProductTerm = [&](auto &&Self, const Expr *E) -> bool {
+      E = stripImplicit(E);
+      if (std::optional<Arithmetic> A = asArithmetic(E); A && A->Op == BO_Mul) {
+        std::optional<double> L = constantValue(A->LHS);
+        std::optional<double> R = constantValue(A->RHS);
+        if (L && *L > 0)
+          return Self(Self, A->RHS);
+        if (R && *R > 0)
+          return Self(Self, A->LHS);
+        return false;
+      }
+      std::optional<LibTorchCall> C = asLibTorchCall(E);
+      return C && C->is(op::Product) && !C->is(op::InPlace);
+    };
+    if (IsProductTerm(IsProductTerm, RHS)) {
+      ReachResult L = zero(LHS, Depth + 1);
+      if (L.State == Reach::Reaches && L.NonNegative)
+        return make(Reach::Reaches);
+    }
     // 1 - p reaches 0 when p saturates at 1 (sigmoid, softmax, c * c of a
     // cosine).
     std::optional<double> Minuend = constantValue(LHS);
