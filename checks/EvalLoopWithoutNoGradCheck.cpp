@@ -258,8 +258,37 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Forward)), SM) ||
       !Parents.isOwnCode(*Forward, *Fn))
     return;
+  if (GradMode.isOffAt(*Forward, *Fn))
+    return;
+  if (!enclosingLoops(*Forward, *Fn, Parents).empty()) {
+    examine(*Forward, *Forward, *Fn, /*Via=*/nullptr, Ctx);
+    return;
+  }
+  // A forward in a helper with no loop of its own (`predict_batch(x)`, a
+  // member function or lambda of the translation unit): the loops of its
+  // callers run it, each call being where the forward happens.
+  // (A module's own forward is a forward its callers' calls stand for: they
+  // are examined as forwards themselves.)
+  if (Fn->isTemplateInstantiation() || isModuleForwardMethod(*Fn))
+    return;
+  for (const CallSite &Site : callSitesOf(*Fn, Ctx))
+    if (Site.Caller != Fn && Site.Caller->getBody() &&
+        !isModuleForwardCall(*Site.Call) &&
+        !enclosingLoops(*Site.Call, *Site.Caller, Parents).empty() &&
+        !GradMode.isOffAt(*Site.Call, *Site.Caller))
+      examine(*Forward, *Site.Call, *Site.Caller, Site.Call, Ctx);
+}
+
+void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
+                                         const CallExpr &At,
+                                         const FunctionDecl &AtFn,
+                                         const CallExpr *Via,
+                                         ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CallExpr *Forward = &At;
+  const FunctionDecl *Fn = &AtFn;
   const auto Loops = enclosingLoops(*Forward, *Fn, Parents);
-  if (Loops.empty() || GradMode.isOffAt(*Forward, *Fn))
+  if (Loops.empty())
     return;
   const FunctionDecl *Outer = outermostFunction(*Forward, *Fn, Parents);
   if (!Outer || !Outer->getBody())
@@ -327,13 +356,14 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   if (!ReportedLoops.insert(beginLoc(*EvalLoop)).second)
     return;
-  report(*Forward, *EvalLoop, EvalCall, *Fn, Ctx);
+  report(ForwardCall, *EvalLoop, EvalCall, *Fn, Via, Ctx);
 }
 
 void EvalLoopWithoutNoGradCheck::report(const CallExpr &Forward,
                                         const Stmt &Loop,
                                         const CallExpr *EvalCall,
                                         const FunctionDecl &Fn,
+                                        const CallExpr *Via,
                                         ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   const Stmt *EvalLoop = &Loop;
@@ -376,6 +406,10 @@ void EvalLoopWithoutNoGradCheck::report(const CallExpr &Forward,
         Diag << FixItHint::CreateInsertion(LoopLoc, Guard + " ");
     }
   }
+  if (Via)
+    diag(beginLoc(*Via), "the forward runs in this evaluation loop through "
+                         "this call",
+         DiagnosticIDs::Note);
   if (EvalCall)
     diag(beginLoc(*EvalCall), "module put into evaluation mode here",
          DiagnosticIDs::Note);

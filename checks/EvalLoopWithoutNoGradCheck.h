@@ -68,9 +68,14 @@ private:
   /// its result.
   bool callersRuleOut(const FunctionDecl &Fn, bool NamedOnly, ASTContext &Ctx);
   bool isBackpropagatedByCaller(const CallSite &Site, ASTContext &Ctx);
+  /// Whether the forward \p Forward, run at \p At in \p Fn (the forward
+  /// itself, or the call of the helper that holds it: \p Via), is in an
+  /// evaluation loop without a guard; reports it if so.
+  void examine(const CallExpr &Forward, const CallExpr &At,
+               const FunctionDecl &Fn, const CallExpr *Via, ASTContext &Ctx);
   void report(const CallExpr &Forward, const Stmt &EvalLoop,
               const CallExpr *EvalCall, const FunctionDecl &Fn,
-              ASTContext &Ctx);
+              const CallExpr *Via, ASTContext &Ctx);
   void forgetTranslationUnit();
 
   const std::string EvaluationFunctionRegex;

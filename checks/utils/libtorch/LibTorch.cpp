@@ -834,6 +834,12 @@ bool isModuleTrainCall(const CallExpr &Call, const ASTContext &Ctx) {
   return isModuleModeCall(Call, Ctx, /*WantEval=*/false);
 }
 
+bool isModuleForwardMethod(const FunctionDecl &F) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&F);
+  return Method && Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Method->getParent());
+}
+
 const Expr *moduleTrainFlag(const CallExpr &Call, const ASTContext &Ctx) {
   auto [Method, Class] = methodAndClass(Call);
   StringRef Name;

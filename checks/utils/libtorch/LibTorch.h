@@ -238,6 +238,9 @@ bool isCpuDeviceExpr(const Expr *E, const ASTContext &Ctx);
 /// use isLossCall to tell them apart.
 bool isModuleForwardCall(const CallExpr &Call);
 
+/// The `forward` method of a module class (isModuleClass).
+bool isModuleForwardMethod(const FunctionDecl &F);
+
 /// A LibTorch loss: a function of at::, torch:: or torch::nn::functional::
 /// with op::Loss in the operation table (mse_loss, cross_entropy, nll_loss,
 /// binary_cross_entropy_with_logits, kl_div, ...), or a loss module's forward.

@@ -33,12 +33,6 @@ using namespace autograd;
 
 namespace {
 
-bool isModuleForwardMethod(const FunctionDecl &F) {
-  const auto *Method = dyn_cast<CXXMethodDecl>(&F);
-  return Method && Method->getIdentifier() && Method->getName() == "forward" &&
-         isModuleClass(Method->getParent());
-}
-
 /// The local container \p Init starts an iterator over: `v.begin()`,
 /// `v.cbegin()`, `std::begin(v)` (and their reverse forms).
 const VarDecl *iteratedContainer(const Expr *Init) {
