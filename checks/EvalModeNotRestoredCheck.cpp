@@ -213,9 +213,13 @@ EvalModeNotRestoredCheck::summaryOf(const FunctionDecl &Fn, bool &Trains) {
   // Per module parameter or member: what it meets first (train(), or a
   // training forward) and the mode it is left in.
   llvm::SmallVector<const ValueDecl *, 2> Models;
+  // (For a lambda, also the variables it captured from the function around
+  // it: the caller's own.)
   for (const CallExpr *Call : F.Order)
     for (const ModeEvent &E : F.Events.find(Call)->second)
-      if (isa<ParmVarDecl, FieldDecl>(E.Model) &&
+      if ((isa<ParmVarDecl, FieldDecl>(E.Model) ||
+           (isa<VarDecl>(E.Model) &&
+            E.Model->getDeclContext() != static_cast<const DeclContext *>(&Fn))) &&
           !llvm::is_contained(Models, E.Model))
         Models.push_back(E.Model);
   for (const ValueDecl *Model : Models) {

@@ -196,3 +196,25 @@ void callbackFromElsewhere(torch::nn::Linear model, torch::optim::SGD &opt,
       cb(epoch);
   }
 }
+
+// The module is a local of the function that holds the callback.
+void callbackOnLocalModel(torch::optim::SGD &opt, const std::vector<torch::Tensor> &xs) {
+  torch::nn::Linear model(4, 1);
+  std::vector<std::function<void(int)>> on_epoch_end;
+  on_epoch_end.push_back([&](int epoch) {
+    model->eval();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it, so dropout and batch norm train in inference mode; call train() on it before training [torch-eval-mode-not-restored]
+    // CHECK-MESSAGES: :[[@LINE+11]]:7: note: evaluation mode set by this call inside the training loop
+    // CHECK-MESSAGES: :[[@LINE+6]]:7: note: trained here without train() on some path since
+    model->forward(xs[0]);
+  });
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    for (auto &cb : on_epoch_end)
+      cb(epoch);
+  }
+}
