@@ -3,6 +3,8 @@
 // out of those tensors, as in a range-for over the container.
 // RUN: %check_torch_tidy %s torch-tensor-from-values-breaks-graph %t -- -- -isystem %mock_torch
 
+#include <algorithm>
+#include <iterator>
 #include <torch/torch.h>
 #include <vector>
 
@@ -69,4 +71,40 @@ void loggingIterator(torch::nn::Linear model, torch::Tensor x, torch::Tensor y) 
   for (auto it = params.begin(); it != params.end(); ++it)
     norms.push_back(it->norm().item<double>());
   torch::mse_loss(model(x), y).backward();
+}
+
+// --- Library algorithms: std::transform with a lambda that reads values out ---
+
+void transformScores(torch::nn::Linear head, const std::vector<torch::Tensor> &samples,
+                     torch::Tensor target) {
+  std::vector<float> scores(samples.size());
+  std::transform(samples.begin(), samples.end(), scores.begin(),
+                 [&](const torch::Tensor &s) { return head(s).item<float>(); });
+  auto loss = torch::mse_loss(torch::tensor(scores), target);
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: torch::tensor builds a tensor without autograd history from values read out of a tensor that has it, so no gradient flows back through it; build it from the tensors with torch::stack or torch::cat [torch-tensor-from-values-breaks-graph]
+  // CHECK-MESSAGES: :[[@LINE-3]]:63: note: values read out of a tensor with autograd history here
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: the new tensor is the prediction of this loss
+  loss.backward();
+}
+
+void transformBackInserter(torch::nn::Linear head, const std::vector<torch::Tensor> &samples,
+                           torch::Tensor target) {
+  std::vector<double> scores;
+  std::transform(samples.begin(), samples.end(), std::back_inserter(scores),
+                 [&](const torch::Tensor &s) { return head(s).sum().item<double>(); });
+  auto loss = torch::mse_loss(torch::tensor(scores), target);
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: torch::tensor builds a tensor without autograd history from values read out of a tensor that has it, so no gradient flows back through it; build it from the tensors with torch::stack or torch::cat [torch-tensor-from-values-breaks-graph]
+  // CHECK-MESSAGES: :[[@LINE-3]]:69: note: values read out of a tensor with autograd history here
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: the new tensor is the prediction of this loss
+  loss.backward();
+}
+
+// Negative: the lambda reads values of tensors without history.
+void transformConstants(torch::nn::Linear head, torch::Tensor x, torch::Tensor target) {
+  std::vector<torch::Tensor> weights = {torch::ones({1}), torch::zeros({1})};
+  std::vector<float> w(weights.size());
+  std::transform(weights.begin(), weights.end(), w.begin(),
+                 [](const torch::Tensor &t) { return t.item<float>(); });
+  auto loss = torch::mse_loss(head(x) * torch::tensor(w).sum(), target);
+  loss.backward();
 }

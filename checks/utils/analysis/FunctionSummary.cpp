@@ -460,8 +460,23 @@ void FunctionSummary::forgetTranslationUnit() {
   State.LambdaReadOuts.clear();
 }
 
+static const Expr *lambdaBodyReadOut(const CXXMethodDecl *M, ASTContext &Ctx);
+
 const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx) {
-  const auto *M = dyn_cast_or_null<CXXMethodDecl>(calledBody(Call, Ctx));
+  return lambdaBodyReadOut(
+      dyn_cast_or_null<CXXMethodDecl>(calledBody(Call, Ctx)), Ctx);
+}
+
+const Expr *lambdaReadOut(const LambdaExpr &Lambda, ASTContext &Ctx) {
+  const CXXMethodDecl *M = Lambda.getCallOperator();
+  const FunctionDecl *Def = nullptr;
+  if (!M || !M->hasBody(Def) ||
+      !isInUserCode(Def->getLocation(), Ctx.getSourceManager()))
+    return nullptr;
+  return lambdaBodyReadOut(cast<CXXMethodDecl>(Def), Ctx);
+}
+
+static const Expr *lambdaBodyReadOut(const CXXMethodDecl *M, ASTContext &Ctx) {
   if (!M || !M->getParent()->isLambda() || isTensorType(M->getReturnType()))
     return nullptr;
   TranslationUnitState &State = state();

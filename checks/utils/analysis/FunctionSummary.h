@@ -134,6 +134,11 @@ const FunctionSummary *summaryAt(const CallExpr &Call, ASTContext &Ctx);
 /// the read; null otherwise.
 const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx);
 
+/// The same for a lambda handed to a library algorithm
+/// (`std::transform(..., [&](const torch::Tensor &s) { return
+/// head(s).item<float>(); })`): the read its every call returns, or null.
+const Expr *lambdaReadOut(const LambdaExpr &Lambda, ASTContext &Ctx);
+
 /// A call of a function, and the function whose body holds it (for a call
 /// in a lambda, the function around the lambda).
 struct CallSite {
