@@ -152,3 +152,48 @@ void readingHelper(torch::nn::Linear fc, torch::Tensor x) {
   readsOnly(e);
   e.sum().backward();
 }
+
+// --- Helpers that write in place and hand the same tensor back -----------------
+
+torch::Tensor clampInPlace(torch::Tensor t) {
+  t.clamp_(0.0, 10.0);
+  return t;
+}
+
+void returnedClippedLambda(torch::nn::Linear fc, torch::Tensor x) {
+  auto clip = [](torch::Tensor t) { t.clamp_(0.0, 10.0); return t; };
+  auto rate = torch::exp(fc(x));
+  auto clipped = clip(rate);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: in-place 'clip' changes a tensor that 'at::exp' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'at::exp' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+1]]:31: note: the backward pass that needs it
+  (clipped - x).pow(2).mean().backward();
+}
+
+void returnedClippedHelper(torch::nn::Linear fc, torch::Tensor x) {
+  auto rate = torch::sigmoid(fc(x));
+  auto clipped = clampInPlace(rate);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: in-place 'clampInPlace' changes a tensor that 'at::sigmoid' saved for the backward pass, which then throws; compute the new value out of place or write into a clone [torch-inplace-on-saved-tensor]
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'at::sigmoid' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+1]]:17: note: the backward pass that needs it
+  clipped.sum().backward();
+}
+
+// Negative: the helper returns a clone it wrote into.
+torch::Tensor clampCopy(const torch::Tensor &t) {
+  auto c = t.clone();
+  c.clamp_(0.0, 10.0);
+  return c;
+}
+void returnedCopy(torch::nn::Linear fc, torch::Tensor x) {
+  auto rate = torch::exp(fc(x));
+  auto clipped = clampCopy(rate);
+  (clipped - x).pow(2).mean().backward();
+}
+
+// Negative: the tensor handed back was saved by nobody.
+void returnedUnsaved(torch::nn::Linear fc, torch::Tensor x) {
+  auto shifted = fc(x) + 1.0;
+  auto clipped = clampInPlace(shifted);
+  clipped.sum().backward();
+}

@@ -425,6 +425,28 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
     }
   };
   FindPasses(Def.getBody(), false);
+  // Every return hands back the same tensor parameter as it is (`{
+  // t.clamp_(0, 10); return t; }`): the call's result is the argument.
+  {
+    const ParmVarDecl *Returned = nullptr;
+    bool Same = true;
+    llvm::SmallVector<const Expr *, 2> Values = returnedValues(Def);
+    for (const Expr *Value : Values) {
+      const auto *Ref =
+          dyn_cast_or_null<DeclRefExpr>(Value ? stripImplicit(Value) : nullptr);
+      const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+      if (!Param ||
+          Param->getDeclContext() != static_cast<const DeclContext *>(&Def) ||
+          !isTensorType(Param->getType().getNonReferenceType()) ||
+          (Returned && Returned != Param)) {
+        Same = false;
+        break;
+      }
+      Returned = Param;
+    }
+    if (Same && Returned && isTensorType(Def.getReturnType().getNonReferenceType()))
+      S.ReturnedParams.push_back(Returned->getFunctionScopeIndex());
+  }
   if (std::unique_ptr<AutogradFlow> Flow =
           AutogradFlow::analyze(Def, Ctx, AutogradFlow::Mode::Callee)) {
     S.ResultHistory = Flow->resultHistory();

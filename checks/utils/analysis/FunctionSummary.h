@@ -103,6 +103,10 @@ struct FunctionSummary {
   /// value shares the caller's tensor too): a call is an in-place write into
   /// the argument.
   llvm::SmallVector<unsigned, 1> WrittenParams;
+  /// The tensor parameter every return hands back as it is (`return t;`):
+  /// the call's result is the caller's tensor (same storage, same graph,
+  /// what saved it still saves it). Not written across files.
+  llvm::SmallVector<unsigned, 1> ReturnedParams;
   /// The summary comes from another translation unit.
   bool External = false;
 

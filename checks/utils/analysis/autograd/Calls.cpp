@@ -183,6 +183,11 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
         if (Index + Shift < Call.getNumArgs() &&
             Index + Shift < Ops.Args.size())
           recordWrite(Call, Ops.Args[Index + Shift]);
+    // A helper that returns its argument: the result is that tensor.
+    if (Summary->ReturnedParams.size() == 1 &&
+        Summary->ReturnedParams[0] + Shift < Ops.Args.size() &&
+        !underNoGradGuard(Call))
+      return Ops.Args[Summary->ReturnedParams[0] + Shift];
   }
   Value Operands = Ops.AllArgs;
   Operands.join(Ops.ObjectValue);
