@@ -135,8 +135,12 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
                                   const Expr &Site, bool Compound) {
   Value R = visit(&RHS);
   const Expr *Target = LHS.IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
-    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+  // A tensor field of a local struct (`out.probs = torch::softmax(...)`) is
+  // assigned like a local tensor.
+  const VarDecl *FieldVar = localFieldStandin(Target);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Target); Ref || FieldVar) {
+    const auto *Var =
+        FieldVar ? FieldVar : dyn_cast<VarDecl>(Ref->getDecl());
     if (!isLocal(Var))
       return R;
     if (isTensorValued(Var->getType())) {
@@ -265,6 +269,10 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
 
 void AutogradFlowBuilder::endLifetime(const VarDecl *Var) {
   S->Tensors.erase(Var);
+  // The tensor fields of a local struct end with it.
+  for (const auto &[Key, Standin] : LocalFieldStandins)
+    if (Key.first == Var)
+      S->Tensors.erase(Standin);
 }
 
 } // namespace clang::tidy::torch

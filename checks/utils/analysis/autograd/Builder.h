@@ -242,6 +242,13 @@ private:
   /// The local object (a module, an agent) \p Object names, whose members
   /// may keep state between calls (MemberState.h); null otherwise.
   const VarDecl *stateObjectOf(const Expr *Object) const;
+  /// The variable that stands for the tensor field of a local struct that
+  /// \p E names (`out.probs`, `st.h` with `PolicyOut out;` a local of the
+  /// function): such fields are followed like local tensors once assigned.
+  const VarDecl *localFieldStandin(const Expr *E) const;
+  mutable llvm::DenseMap<std::pair<const VarDecl *, const FieldDecl *>,
+                         const VarDecl *>
+      LocalFieldStandins;
   /// A call of a method that carries a member of its object from one call
   /// into the next extends the object's state (a definition of the object's
   /// variable computed from its previous one) and \p Result is computed from

@@ -87,6 +87,10 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       Value V = visit(Var->getInit());
       if (!isLocal(Var))
         continue;
+      // A struct declared anew: its tensor fields hold nothing known yet.
+      for (const auto &[Key, Standin] : LocalFieldStandins)
+        if (Key.first == Var)
+          S->Tensors.erase(Standin);
       // `for (auto &p : model->parameters())`, `for (float v : values)`:
       // the loop variable is an element of the range.
       if (const VarDecl *Range = RangeOf.lookup(Var)) {

@@ -309,6 +309,9 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
       if (const auto *It = dyn_cast<VarDecl>(Ref->getDecl()))
         if (const VarDecl *Container = IteratorOf.lookup(It))
           return elementOf(nullptr, Container, It->getLocation());
+  // `out.probs` of a local struct, once a tensor was assigned to it here.
+  if (const VarDecl *Field = localFieldStandin(E); Field && S->Tensors.find(Field))
+    return filterByType(valueOfVariable(Field), E->getType());
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return filterByType(visitCall(*Call), Call->getType());
   Value V = visitChildren(*E);

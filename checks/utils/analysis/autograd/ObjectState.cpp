@@ -93,6 +93,30 @@ const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
   return Standin;
 }
 
+const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
+  const auto *Member =
+      dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  if (!Member || Member->isArrow())
+    return nullptr;
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Field || !Field->getIdentifier() || !isTensorType(Field->getType()) ||
+      !isLocal(Var) || !Var->getIdentifier() ||
+      Var->getType()->isReferenceType() || isTensorValued(Var->getType()) ||
+      !Var->getType()->isRecordType())
+    return nullptr;
+  const VarDecl *&Standin = LocalFieldStandins[{Var, Field}];
+  if (!Standin)
+    Standin = VarDecl::Create(
+        Ctx, const_cast<FunctionDecl *>(&Fn), Member->getBeginLoc(),
+        Member->getMemberLoc(),
+        &Ctx.Idents.get((Var->getName() + "." + Field->getName()).str()),
+        Field->getType(), Field->getTypeSourceInfo(), SC_None);
+  return Standin;
+}
+
 void AutogradFlowBuilder::trackObjectState(const CallExpr &Call,
                                            Value &Result) {
   auto [Object, Method] = objectMethodOf(Call);
