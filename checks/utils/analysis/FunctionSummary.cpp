@@ -260,12 +260,18 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
   };
   // An element of a local container of callables: every lambda put into it
   // (`callbacks.push_back([&](int epoch) {...});`, its initialiser list).
-  if (const VarDecl *Container = containerOfElement(Op->getArg(0))) {
-    const auto *Fn = Container->hasLocalStorage()
+  // The function whose local (not a reference) \p V is, with a body.
+  auto OwnerOf = [](const VarDecl *V) -> const FunctionDecl * {
+    const auto *Fn = V && V->hasLocalStorage()
                          ? dyn_cast_or_null<FunctionDecl>(
-                               Container->getParentFunctionOrMethod())
+                               V->getParentFunctionOrMethod())
                          : nullptr;
-    if (!Fn || !Fn->getBody() || Container->getType()->isReferenceType())
+    return Fn && Fn->getBody() && !V->getType()->isReferenceType() ? Fn
+                                                                    : nullptr;
+  };
+  if (const VarDecl *Container = containerOfElement(Op->getArg(0))) {
+    const FunctionDecl *Fn = OwnerOf(Container);
+    if (!Fn)
       return {};
     llvm::SmallVector<const Expr *, 2> Values;
     bool Unknown = false;
@@ -296,11 +302,8 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
     return BodiesOf(Values);
   }
   const auto *VD = dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0)));
-  const auto *Fn = VD && VD->hasLocalStorage()
-                       ? dyn_cast_or_null<FunctionDecl>(
-                             VD->getParentFunctionOrMethod())
-                       : nullptr;
-  if (!Fn || !Fn->getBody() || VD->getType()->isReferenceType())
+  const FunctionDecl *Fn = OwnerOf(VD);
+  if (!Fn)
     return {};
   llvm::SmallVector<const Expr *, 2> Values;
   // (`LossFn criterion;`: empty until assigned.)
