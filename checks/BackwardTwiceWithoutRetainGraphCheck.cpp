@@ -2,6 +2,7 @@
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
 #include "utils/analysis/AutogradFlow.h"
+#include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -72,8 +73,124 @@ StatementMatcher BackwardTwiceWithoutRetainGraphCheck::functionFilter() const {
       callee(functionDecl(hasBody(hasDescendant(callExpr(isBackward())))))));
 }
 
+namespace {
+
+/// True if \p E holds the lambda \p L, or names a local variable
+/// initialised with it (`auto closure = [&] {...}; opt.step(closure);`).
+bool holdsLambda(const Expr *E, const LambdaExpr &L) {
+  bool Found = false;
+  auto Find = [&](const Stmt *S) {
+    forEachStmt(S, [&](const Stmt &Child) { Found |= &Child == &L; });
+  };
+  Find(E);
+  llvm::SmallVector<const VarDecl *, 2> Named;
+  forEachStmt(E, [&](const Stmt &S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(&S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        Named.push_back(Var);
+  });
+  for (const VarDecl *Var : Named)
+    if (!Found)
+      Find(Var->getInit());
+  return Found;
+}
+
+bool isLbfgs(const CallExpr &Step) {
+  const Expr *Object = callObject(Step);
+  const CXXRecordDecl *RD =
+      Object ? Object->getType()->getPointeeCXXRecordDecl() : nullptr;
+  if (!RD && Object)
+    RD = Object->getType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == "LBFGS";
+}
+
+} // namespace
+
+void BackwardTwiceWithoutRetainGraphCheck::checkClosure(const LambdaExpr &L,
+                                                        ASTContext &Ctx) {
+  const CXXMethodDecl *Op = L.getCallOperator();
+  const auto *Outer = dyn_cast_or_null<FunctionDecl>(
+      L.getLambdaClass() ? L.getLambdaClass()->getDeclContext() : nullptr);
+  if (!Op || !Outer || !Outer->getBody())
+    return;
+  // The optimizer step that is handed the closure.
+  const CallExpr *Step = nullptr;
+  forEachStmt(Outer->getBody(), [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (Step || !Call || !isOptimizerStepCall(*Call) || Call->getNumArgs() == 0)
+      return;
+    for (const Expr *Arg : Call->arguments())
+      if (holdsLambda(Arg, L))
+        Step = Call;
+  });
+  if (!Step)
+    return;
+  // Called more than once: LBFGS evaluates it several times per step; any
+  // optimizer once per iteration of a loop around the step.
+  const bool Lbfgs = isLbfgs(*Step);
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto DeclaredInLoopAroundStep = [&](const VarDecl &V) {
+    bool Inside = false;
+    forEachStmt(Outer->getBody(), [&](const Stmt &S) {
+      if (isLoopStmt(S) &&
+          !SM.isBeforeInTranslationUnit(beginLoc(*Step), beginLoc(S)) &&
+          !SM.isBeforeInTranslationUnit(endLoc(S), endLoc(*Step)) &&
+          !SM.isBeforeInTranslationUnit(V.getLocation(), beginLoc(S)) &&
+          !SM.isBeforeInTranslationUnit(endLoc(S), V.getLocation()))
+        Inside = true;
+    });
+    return Inside;
+  };
+  bool StepInLoop = false;
+  forEachStmt(Outer->getBody(), [&](const Stmt &S) {
+    StepInLoop |= isLoopStmt(S) &&
+                  !SM.isBeforeInTranslationUnit(beginLoc(*Step), beginLoc(S)) &&
+                  !SM.isBeforeInTranslationUnit(endLoc(S), endLoc(*Step));
+  });
+  const AutogradFlow *OuterFlow = AutogradFlow::of(*Outer, Ctx);
+  forEachStmt(L.getBody(), [&](const Stmt &S) {
+    const auto *Pass = dyn_cast<CallExpr>(&S);
+    if (!Pass || !isBackwardCall(*Pass) ||
+        graphRetentionOf(*Pass, Ctx) != GraphRetention::Frees)
+      return;
+    const Expr *Root = callObject(*Pass);
+    const auto *Ref =
+        dyn_cast_or_null<DeclRefExpr>(Root ? Root->IgnoreParenImpCasts() : nullptr);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    // A tensor of the function around the closure, with history there,
+    // never assigned in the closure.
+    if (!V || !V->hasLocalStorage() || !V->getInit() ||
+        V->getDeclContext() != static_cast<const DeclContext *>(Outer) ||
+        !isTensorType(V->getType()) || !OuterFlow ||
+        !OuterFlow->hasHistoryEvidence(*V->getInit()))
+      return;
+    bool Assigned = false;
+    forEachStmt(L.getBody(), [&](const Stmt &W) {
+      if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&W);
+          Assign && Assign->isAssignmentOp() && Assign->getNumArgs() == 2 &&
+          namedEntity(*Assign->getArg(0)) == V)
+        Assigned = true;
+    });
+    const bool Again = Lbfgs || (StepInLoop && !DeclaredInLoopAroundStep(*V));
+    if (Assigned || !Again || !isInUserCode(SM.getSpellingLoc(beginLoc(*Pass)), SM))
+      return;
+    diag(beginLoc(*Pass),
+         "the optimizer calls this closure more than once (%select{LBFGS "
+         "evaluates it several times per step|once per iteration of the loop "
+         "around the step}0), and each backward pass reaches the graph of "
+         "'%1', computed outside the closure, which the first call frees; "
+         "compute '%1' inside the closure")
+        << (Lbfgs ? 0 : 1) << V->getName();
+    diag(V->getLocation(), "'%0' is computed here, outside the closure",
+         DiagnosticIDs::Note)
+        << V->getName();
+  });
+}
+
 void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
     const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
+  if (const auto *Closure = Result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+    checkClosure(*Closure, *Result.Context);
 
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LangOpts = Result.Context->getLangOpts();

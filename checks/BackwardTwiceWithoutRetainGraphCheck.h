@@ -22,6 +22,12 @@ protected:
   void
   checkFunction(const AutogradFlow &Flow,
                 const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// A closure handed to an optimizer's step() (LBFGS evaluates it several
+  /// times per step; any optimizer once per iteration of a loop around the
+  /// step) that backpropagates a tensor computed outside it.
+  void checkClosure(const LambdaExpr &Closure, ASTContext &Ctx);
 };
 
 } // namespace clang::tidy::torch

@@ -641,6 +641,15 @@ public:
   explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions options = {}) {}
   explicit Adam(std::vector<at::Tensor> params, AdamOptions options = {}) {}
 };
+struct LBFGSOptions {
+  LBFGSOptions(double lr = 1) {}
+  LBFGSOptions &max_iter(int64_t) { return *this; }
+};
+// Evaluates the closure it is handed several times per step.
+class LBFGS : public Optimizer {
+public:
+  explicit LBFGS(std::vector<at::Tensor> params, LBFGSOptions options = {}) {}
+};
 struct RMSpropOptions {
   RMSpropOptions(double lr = 1e-2) {}
 };
