@@ -274,6 +274,25 @@ void forEachDiscardedValue(const Stmt &Parent,
   }
 }
 
+const Expr *iteratorBase(const Expr *E, bool Inserters) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(
+      E ? E->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr);
+  const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
+  if (!F || !F->getIdentifier())
+    return nullptr;
+  const StringRef Name = F->getName();
+  const bool Begin =
+      llvm::is_contained({"begin", "cbegin", "rbegin", "crbegin"}, Name);
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    return Begin ? Member->getImplicitObjectArgument() : nullptr;
+  const bool Inserter =
+      Inserters &&
+      llvm::is_contained({"back_inserter", "front_inserter"}, Name);
+  if (F->isInStdNamespace() && Call->getNumArgs() == 1 && (Begin || Inserter))
+    return Call->getArg(0);
+  return nullptr;
+}
+
 bool isStdCall(const CallExpr &Call, StringRef Name) {
   const FunctionDecl *F = Call.getDirectCallee();
   return F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&

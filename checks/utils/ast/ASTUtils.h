@@ -111,6 +111,12 @@ bool isContainerInsertion(const CXXMemberCallExpr &Call);
 /// `steps[t].value`, `p->value` (not `this->value`).
 const VarDecl *storedVariableOf(const Expr *LHS);
 
+/// The container an iterator-making call starts at: `v.begin()`, `v.cbegin()`,
+/// `v.rbegin()`, `v.crbegin()`, `std::begin(v)` (and those spellings), and
+/// with \p Inserters also `std::back_inserter(v)` / `std::front_inserter(v)`.
+/// Null for anything else.
+const Expr *iteratorBase(const Expr *E, bool Inserters);
+
 /// A call of the standard library's function \p Name (`std::get`, `std::tie`).
 bool isStdCall(const CallExpr &Call, StringRef Name);
 

@@ -208,28 +208,6 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
   return L;
 }
 
-/// The local container an output iterator writes into: `v.begin()`,
-/// `std::begin(v)`, `std::back_inserter(v)`.
-static const VarDecl *outputContainerOf(const Expr *It) {
-  const auto *Call =
-      dyn_cast_or_null<CallExpr>(It ? It->IgnoreImplicit()->IgnoreParenImpCasts()
-                                    : nullptr);
-  const FunctionDecl *F = Call ? Call->getDirectCallee() : nullptr;
-  if (!F || !F->getIdentifier())
-    return nullptr;
-  const Expr *Object = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-    if (llvm::is_contained({"begin", "rbegin"}, F->getName()))
-      Object = Member->getImplicitObjectArgument();
-  } else if (F->isInStdNamespace() && Call->getNumArgs() == 1 &&
-             llvm::is_contained({"begin", "back_inserter", "inserter",
-                                 "front_inserter"},
-                                F->getName())) {
-    Object = Call->getArg(0);
-  }
-  return Object ? storedVariableOf(Object) : nullptr;
-}
-
 bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
                                                   const CallOperands &Ops) {
   // `std::transform(in.begin(), in.end(), out.begin(), [&](...) { return
@@ -238,7 +216,10 @@ bool AutogradFlowBuilder::visitContainerInsertion(const CallExpr &Call,
       (Call.getNumArgs() == 4 || Call.getNumArgs() == 5)) {
     const auto *Lambda = dyn_cast<LambdaExpr>(
         Call.getArg(Call.getNumArgs() - 1)->IgnoreImplicit()->IgnoreParenImpCasts());
-    const VarDecl *Out = outputContainerOf(Call.getArg(Call.getNumArgs() - 2));
+    // The output iterator: `v.begin()`, `std::back_inserter(v)`.
+    const Expr *OutBase =
+        iteratorBase(Call.getArg(Call.getNumArgs() - 2), /*Inserters=*/true);
+    const VarDecl *Out = OutBase ? storedVariableOf(OutBase) : nullptr;
     const Expr *Read = Lambda ? lambdaReadOut(*Lambda, Ctx) : nullptr;
     if (Read && isLocal(Out) && !isTensorValued(Out->getType())) {
       S->Taint[Out] = Read; // The note points at the read in the lambda.

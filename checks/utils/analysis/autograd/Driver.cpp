@@ -36,20 +36,7 @@ namespace {
 /// The local container \p Init starts an iterator over: `v.begin()`,
 /// `v.cbegin()`, `std::begin(v)` (and their reverse forms).
 const VarDecl *iteratedContainer(const Expr *Init) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(
-      Init ? Init->IgnoreImplicit()->IgnoreParenImpCasts() : nullptr);
-  if (!Call)
-    return nullptr;
-  const FunctionDecl *F = Call->getDirectCallee();
-  if (!F || !F->getIdentifier() ||
-      !llvm::is_contained({"begin", "cbegin", "rbegin", "crbegin"},
-                          F->getName()))
-    return nullptr;
-  const Expr *Object = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-    Object = Member->getImplicitObjectArgument();
-  else if (F->isInStdNamespace() && Call->getNumArgs() == 1)
-    Object = Call->getArg(0);
+  const Expr *Object = iteratorBase(Init, /*Inserters=*/false);
   const auto *Ref =
       dyn_cast_or_null<DeclRefExpr>(Object ? Object->IgnoreParenImpCasts() : nullptr);
   const auto *Container = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
