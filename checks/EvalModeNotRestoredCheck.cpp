@@ -57,10 +57,15 @@ std::optional<ModeEvent> directEvent(const CallExpr &Call,
          cast<CXXBoolLiteralExpr>(stripImplicit(Call.getArg(0)))
              ->getValue()))))
     return ModeEvent{ModeEvent::Train, Object, &Call};
-  if (const Expr *Flag = moduleTrainFlag(Call, Ctx))
+  if (const Expr *Flag = moduleTrainFlag(Call, Ctx)) {
     if (std::optional<std::pair<unsigned, bool>> P = boolParameterOf(Flag))
       return ModeEvent{ModeEvent::FromParam, Object, &Call, P->first,
                        P->second};
+    // Any other flag (`m->train(was_training)` after `was_training =
+    // m->is_training()`, a configuration value): the mode it sets is not
+    // known here, and it may be training; for this check that restores.
+    return ModeEvent{ModeEvent::Train, Object, &Call};
+  }
   if ((isModuleForwardCall(Call) && !isLossCall(Call)) ||
       Dependent == "forward")
     return ModeEvent{ModeEvent::Forward, Object, &Call};
@@ -154,7 +159,7 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
           continue;
         }
         // The mode this call passes: a constant, or a parameter of this
-        // function in turn; unknown otherwise (no event).
+        // function in turn; unknown otherwise, which may be training.
         const unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
         if (E.Param + First >= Call->getNumArgs())
           continue;
@@ -170,6 +175,8 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
                      boolParameterOf(Arg))
           Events.push_back({ModeEvent::FromParam, Model, E.Site, P->first,
                             P->second != E.Negated});
+        else
+          Events.push_back({ModeEvent::Train, Model, Call});
       }
       Trains |= CalleeTrains;
      }

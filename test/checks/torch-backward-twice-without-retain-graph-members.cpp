@@ -330,6 +330,59 @@ private:
   torch::Tensor hidden_;
 };
 
+// Negative: the state is detached where it is present; where it is absent it
+// holds no graph either (`if (h) h = h.detach();`, as a repackage_hidden).
+class PresenceTestingTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    if (hidden_.defined())
+      hidden_ = hidden_.detach();
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+};
+
+class OptionalStateTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    if (state_) {
+      state_ = state_->detach();
+    }
+    auto out = gru->forward(x, *state_);
+    state_ = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  c10::optional<torch::Tensor> state_;
+};
+
+// Positive twin: detached on some calls only (every tenth step); the calls
+// between backpropagate into the graph the previous call freed.
+class SometimesTruncatingTrainer {
+public:
+  void train_step(const torch::Tensor &x) {
+    if (++step_ % 10 == 0)
+      hidden_ = hidden_.detach();
+    auto out = gru->forward(x, hidden_);
+    hidden_ = std::get<1>(out);
+    std::get<0>(out).sum().backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: backward pass reaches the graph of 'SometimesTruncatingTrainer::hidden_' as the previous call of 'train_step' left it, which that call's backward pass freed; detach 'hidden_' where it is kept for the next call, or pass retain_graph=true [torch-backward-twice-without-retain-graph]
+    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: 'train_step' computes 'hidden_' from its value in the previous call
+  }
+
+private:
+  torch::nn::GRU gru{4, 8};
+  torch::Tensor hidden_;
+  int step_ = 0;
+};
+
 // Negative: the class offers a reset the caller may call between steps.
 class ResettableTrainer {
 public:

@@ -169,3 +169,60 @@ private:
   torch::nn::Linear model_{4, 1};
   torch::optim::SGD opt_{model_->parameters(), 0.1};
 };
+
+// The helper puts back the mode it found (`train(was_training)`): whatever the
+// flag holds, it may be training, so the caller's next iteration is not claimed.
+double scoreRestoring(torch::nn::Linear &m, const std::vector<torch::Tensor> &xs) {
+  const bool was_training = m->is_training();
+  m->eval();
+  const double total = evaluate(m, xs);
+  m->train(was_training);
+  return total;
+}
+
+void restoresPreviousMode(torch::nn::Linear model, torch::optim::SGD &opt,
+                          const std::vector<torch::Tensor> &xs) {
+  model->train();
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    scoreRestoring(model, xs);
+  }
+}
+
+// The same in the loop itself, with a flag from a configuration.
+struct RunConfig {
+  bool finetune = true;
+};
+
+void modeFromConfig(torch::nn::Linear model, torch::optim::SGD &opt,
+                    const std::vector<torch::Tensor> &xs, const RunConfig &cfg) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    model->eval();
+    evaluate(model, xs);
+    model->train(cfg.finetune);
+  }
+}
+
+void modeFromConfigViaHelper(torch::nn::Linear model, torch::optim::SGD &opt,
+                             const std::vector<torch::Tensor> &xs,
+                             const RunConfig &cfg) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (const auto &x : xs) {
+      opt.zero_grad();
+      model->forward(x).sum().backward();
+      opt.step();
+    }
+    set_mode(model, false);
+    evaluate(model, xs);
+    set_mode(model, cfg.finetune);
+  }
+}

@@ -51,6 +51,42 @@ const FieldDecl *ownTensorField(const Expr *E) {
   return Field && isTensorValued(Field->getType()) ? Field : nullptr;
 }
 
+/// The member a condition tests for holding a tensor: `h_` (an optional's
+/// or a tensor's conversion to bool), `h_.has_value()`, `h_.defined()`.
+const FieldDecl *presenceTestedField(const Expr *Cond) {
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  if (!Method || Call->getNumArgs() != 0)
+    return nullptr;
+  if (!isa<CXXConversionDecl>(Method) &&
+      !(Method->getIdentifier() &&
+        (Method->getName() == "has_value" || Method->getName() == "defined")))
+    return nullptr;
+  return ownTensorField(Call->getImplicitObjectArgument());
+}
+
+/// True if \p S, a statement, is an assignment whose target is \p F or an
+/// element of it (`F = ...`, `std::get<0>(F) = ...`).
+bool writesField(const Stmt *S, const FieldDecl *F) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreImplicit();
+  const Expr *LHS = nullptr;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+      Binary && Binary->getOpcode() == BO_Assign)
+    LHS = Binary->getLHS();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+           Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+    LHS = Op->getArg(0);
+  if (!LHS)
+    return false;
+  if (ownTensorField(LHS) == F)
+    return true;
+  const auto *Get = dyn_cast<CallExpr>(LHS->IgnoreImplicit());
+  return Get && isStdCall(*Get, "get") && Get->getNumArgs() == 1 &&
+         ownTensorField(Get->getArg(0)) == F;
+}
+
 class MethodWalker {
 public:
   MemberStateSummary run(const CXXMethodDecl &Method) {
@@ -283,6 +319,24 @@ private:
         return;
       }
     }
+    // `if (h_) h_ = detached(...);` / `if (h_.defined()) { h_ = h_.detach(); }`:
+    // where the condition fails the member holds no tensor, hence no graph,
+    // so the branch's own writes of it decide its state on both paths.
+    if (const auto *If = dyn_cast<IfStmt>(S); If && !If->getElse() &&
+                                               !If->getInit() &&
+                                               !If->getConditionVariable())
+      if (const FieldDecl *Tested = presenceTestedField(If->getCond())) {
+        walk(If->getCond(), Conditional, NoGrad);
+        const Stmt *Then = If->getThen();
+        llvm::ArrayRef<Stmt *> Body;
+        if (const auto *Block = dyn_cast<CompoundStmt>(Then))
+          Body = llvm::ArrayRef(Block->body_begin(), Block->body_end());
+        else
+          Body = llvm::ArrayRef(const_cast<Stmt **>(&Then), 1);
+        for (const Stmt *Child : Body)
+          walk(Child, writesField(Child, Tested) ? Conditional : true, NoGrad);
+        return;
+      }
     const bool Branches = isa<IfStmt>(S) || isa<ForStmt>(S) ||
                           isa<WhileStmt>(S) || isa<DoStmt>(S) ||
                           isa<CXXForRangeStmt>(S) || isa<SwitchStmt>(S) ||

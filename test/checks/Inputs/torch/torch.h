@@ -31,6 +31,9 @@ public:
   constexpr optional(nullopt_t) noexcept {}
   template <typename U = T> constexpr optional(U &&) {}
   bool has_value() const { return false; }
+  explicit operator bool() const { return false; }
+  T &operator*();
+  T *operator->();
 };
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
