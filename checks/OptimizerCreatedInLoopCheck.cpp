@@ -55,6 +55,33 @@ const CXXRecordDecl *madeOptimizer(const CallExpr &Call) {
              : nullptr;
 }
 
+/// True if every `return` of \p Helper returns a new optimizer (a
+/// construction or std::make_unique/make_shared of one, either arm of a
+/// conditional), and it has one.
+bool everyReturnMakesOptimizer(const FunctionDecl &Helper) {
+  bool Any = false, All = true;
+  auto Makes = [](auto &&Self, const Expr *E) -> bool {
+    E = E ? stripImplicit(E) : nullptr;
+    if (!E)
+      return false;
+    if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+      return Self(Self, Cond->getTrueExpr()) && Self(Self, Cond->getFalseExpr());
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+      return CE->getConstructor() &&
+             !CE->getConstructor()->isCopyOrMoveConstructor() &&
+             optimizerClassOf(CE->getType());
+    const auto *Call = dyn_cast<CallExpr>(E);
+    return Call && madeOptimizer(*Call);
+  };
+  forEachStmt(Helper.getBody(), [&](const Stmt &S) {
+    if (const auto *Ret = dyn_cast<ReturnStmt>(&S)) {
+      Any = true;
+      All &= Makes(Makes, Ret->getRetValue());
+    }
+  });
+  return Any && All;
+}
+
 /// The arguments of a still-dependent initialiser (`Adam opt(params)` with
 /// dependent params is a ParenListExpr, not a construction, in a template).
 llvm::SmallVector<const Expr *, 2> dependentInitArgs(const Expr *Init) {
@@ -137,6 +164,9 @@ public:
     } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (const Expr *Object = callObject(*Call))
         visit(Object, Depth); // model.parameters(), named_parameters().values()
+      else if ((isStdCall(*Call, "move") || isStdCall(*Call, "forward")) &&
+               Call->getNumArgs() == 1)
+        visit(Call->getArg(0), Depth); // Adam(std::move(groups), options)
     } else if (const auto *U = dyn_cast<UnaryOperator>(E)) {
       if (U->getOpcode() == UO_Deref)
         visit(U->getSubExpr(), Depth);
@@ -401,11 +431,14 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
   // once.
   bool Local = isa<DeclStmt>(C.At);
   bool Returned = false;
+  bool UnderCondition = false;
   for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && P != Lambda;
        P = Parents.parentOf(*P, Fn)) {
-    if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator,
-            LambdaExpr>(P))
+    if (isa<LambdaExpr>(P))
       return;
+    if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator>(
+            P))
+      UnderCondition = true;
     if (!Local && !Returned && isa<Expr>(P))
       continue;
     // `return torch::optim::Adam(model->parameters(), ...);`, a factory.
@@ -422,6 +455,11 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
       return;
   }
   if (!Local && !Returned)
+    return;
+  // A factory that picks the kind (`if (cfg.name == "adam") return
+  // make_unique<Adam>(...); return make_unique<SGD>(...);`) still makes a new
+  // optimizer on every call when every return makes one.
+  if (UnderCondition && !(Returned && everyReturnMakesOptimizer(Helper)))
     return;
   // What the parameters come from, seen from the whole body of the helper.
   RootFinder Inside(*Helper.getBody(), SM);
@@ -482,8 +520,11 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
         Outliving = D;
         break;
       }
-    if (!Outliving || !Reported.insert(C.Loc).second)
+    // One warning per call, whichever of the factory's optimizers it makes.
+    if (!Outliving || Reported.contains(beginLoc(*Site.Call)) ||
+        !Reported.insert(C.Loc).second)
       continue;
+    Reported.insert(beginLoc(*Site.Call));
     diag(C.Loc, "optimizer constructed in a function called inside the "
                 "training loop starts from fresh state on every iteration "
                 "(moments, momentum buffers, step count); construct it once "

@@ -40,6 +40,24 @@ void paramGroups(torch::nn::Linear encoder, torch::nn::Linear decoder,
   }
 }
 
+// The groups moved into the optimizer, each with options of its own.
+void movedParamGroups(torch::nn::Linear backbone, torch::nn::Linear head,
+                      torch::Tensor x) {
+  for (int step = 0; step < 100; ++step) {
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(backbone->parameters(),
+                        std::make_unique<torch::optim::AdamOptions>(1e-5));
+    groups.emplace_back(head->parameters(),
+                        std::make_unique<torch::optim::AdamOptions>(1e-3));
+    torch::optim::Adam opt(std::move(groups), torch::optim::AdamOptions(1e-3));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop [torch-optimizer-created-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-10]]:41: note: its parameters come from 'backbone', which outlives the loop
+    opt.zero_grad();
+    head->forward(backbone->forward(x)).sum().backward();
+    opt.step();
+  }
+}
+
 // --- Negative twins ---------------------------------------------------------------
 
 // A fresh model each iteration: its parameters are new too.

@@ -171,6 +171,60 @@ void factory_fresh_model(const Batches &data) {
   }
 }
 
+// A factory that picks the kind from a configuration: every return makes a
+// new optimizer, so every call does.
+struct OptimConfig {
+  bool adam = true;
+  double lr = 1e-3;
+};
+
+std::unique_ptr<torch::optim::Optimizer>
+build_optimizer(const OptimConfig &cfg, std::vector<torch::Tensor> params) {
+  if (cfg.adam)
+    return std::make_unique<torch::optim::Adam>(std::move(params),
+                                                torch::optim::AdamOptions(cfg.lr));
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+  // CHECK-MESSAGES: :[[@LINE+10]]:16: note: called inside the training loop here
+  // CHECK-MESSAGES: :[[@LINE+7]]:8: note: its parameters come from 'params', which outlives the loop
+  return std::make_unique<torch::optim::RMSprop>(std::move(params),
+                                                 torch::optim::RMSpropOptions(cfg.lr));
+}
+
+void config_factory_each_epoch(Net &model, const Batches &data,
+                               const OptimConfig &cfg) {
+  auto params = model->parameters();
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    auto opt = build_optimizer(cfg, params);
+    for (const auto &b : data) {
+      opt->zero_grad();
+      model->forward(b.first).sum().backward();
+      opt->step();
+    }
+  }
+}
+
+// Negative: a factory that makes its optimizer once and hands it out again.
+struct OptimizerCache {
+  std::unique_ptr<torch::optim::Optimizer> kept;
+  torch::optim::Optimizer *get(Net &model) {
+    if (!kept)
+      kept = std::make_unique<torch::optim::Adam>(model->parameters());
+    return kept.get();
+  }
+};
+
+void cached_factory_each_epoch(Net &model, const Batches &data) {
+  OptimizerCache cache;
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::optim::Optimizer *opt = cache.get(model);
+    for (const auto &b : data) {
+      opt->zero_grad();
+      model->forward(b.first).sum().backward();
+      opt->step();
+    }
+  }
+}
+
 // --- A factory lambda ------------------------------------------------------------
 
 void lambda_factory(Net &model, const Batches &data) {
