@@ -78,6 +78,69 @@ bool containsClearing(const Stmt &S, const ValueDecl *Stepped) {
   return Found;
 }
 
+/// The modules the parameters of the optimizer \p Stepped come from, as its
+/// declaration shows them (`Adam optG(G->parameters(), ...)`, through local
+/// variables it is built from); empty when that is not known (a member, a
+/// parameter, a container filled elsewhere).
+llvm::SmallVector<const ValueDecl *, 2> modelsOf(const ValueDecl *Stepped) {
+  llvm::SmallVector<const ValueDecl *, 2> Models;
+  const auto *Var = dyn_cast_or_null<VarDecl>(Stepped);
+  if (!Var || !Var->getInit() || isa<ParmVarDecl>(Var))
+    return Models;
+  auto Visit = [&](auto &&Self, const Expr *Init, unsigned Depth) -> void {
+    forEachStmt(Init, [&](const Stmt &S) {
+      const auto *E = dyn_cast<Expr>(&S);
+      const ValueDecl *D = E && (isa<DeclRefExpr, MemberExpr>(E))
+                               ? namedEntity(*E)
+                               : nullptr;
+      if (!D)
+        return;
+      QualType T = D->getType().getNonReferenceType();
+      const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+      if (RD && isModuleClass(RD)) {
+        if (!llvm::is_contained(Models, D))
+          Models.push_back(D);
+      } else if (const auto *Local = dyn_cast<VarDecl>(D);
+                 Local && Local->isLocalVarDecl() && Local->getInit() &&
+                 Depth < 2) {
+        Self(Self, Local->getInit(), Depth + 1);
+      }
+    });
+  };
+  Visit(Visit, Var->getInit(), 0);
+  return Models;
+}
+
+/// True if \p Clearing, a gradient clearing, may clear the gradients the
+/// optimizer \p Stepped steps: not when it is another named optimizer's
+/// zero_grad(), nor a zero_grad() of a module that is not among those the
+/// optimizer's declaration takes its parameters from (a GAN's
+/// `D->zero_grad()` for `optG` over `G->parameters()`). Unknown is yes.
+bool mayClearFor(const Stmt &Clearing, const ValueDecl *Stepped) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Clearing);
+  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+  const Expr *Object = Member ? Member->getImplicitObjectArgument() : nullptr;
+  const ValueDecl *Cleared = Object ? moduleObjectEntity(Object) : nullptr;
+  // An element of a container (`for (auto &o : optimizers)`), or a local
+  // reference or raw pointer, may be any of them (parameters are taken to
+  // be distinct objects: `train(Net &G, Net &D, ...)`).
+  auto IsElement = [](const ValueDecl *D) {
+    const auto *V = dyn_cast<VarDecl>(D);
+    return V && !isa<ParmVarDecl>(V) &&
+           (V->isCXXForRangeDecl() || V->getType()->isReferenceType() ||
+            V->getType()->isPointerType());
+  };
+  if (!Stepped || !M || !Cleared || IsElement(Stepped) || IsElement(Cleared))
+    return true;
+  if (isOptimizerClass(M->getParent()))
+    return Cleared == Stepped;
+  if (isModuleClass(M->getParent())) {
+    llvm::SmallVector<const ValueDecl *, 2> Models = modelsOf(Stepped);
+    return Models.empty() || llvm::is_contained(Models, Cleared);
+  }
+  return true;
+}
+
 /// The local variable an object expression names: `opt`, `opt->` through a
 /// smart pointer's operator->, `*opt`.
 const VarDecl *objectVariable(const Expr *E) {
@@ -183,14 +246,19 @@ bool MissingZeroGradCheck::functionClearsGradients(const FunctionDecl &F,
   return Result;
 }
 
-bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth) {
+bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth,
+                                           const ValueDecl *Stepped,
+                                           const Stmt **Other) {
   bool Found = false;
   const SourceManager &SM = *CurrentSM;
   forEachStmt(&S, [&](const Stmt &Child) {
     if (Found)
       return;
     if (isGradientClearing(Child)) {
-      Found = true;
+      if (mayClearFor(Child, Stepped))
+        Found = true;
+      else if (Other && !*Other)
+        *Other = &Child;
       return;
     }
     const auto *Call = dyn_cast<CallExpr>(&Child);
@@ -397,8 +465,37 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
          DiagnosticIDs::Note);
     return;
   }
-  if (clearsGradients(*Loop, 0) || !ReportedLoops.insert(Loop).second)
+  // Only clearings that may reach this optimizer's gradients count (a GAN
+  // that clears the discriminator's and steps the generator's too).
+  const Stmt *OtherClearing = nullptr;
+  const ValueDecl *Stepped =
+      callObject(*Step) ? moduleObjectEntity(callObject(*Step)) : nullptr;
+  if (clearsGradients(*Loop, 0, Stepped, &OtherClearing) ||
+      !ReportedLoops.insert(Loop).second)
     return;
+
+  if (OtherClearing) {
+    // The backward pass nearest before the step.
+    const CallExpr *Nearest = Backward;
+    forEachStmt(Loop, [&](const Stmt &S) {
+      if (const auto *Call = dyn_cast<CallExpr>(&S);
+          Call && isBackwardLike(*Call) &&
+          SM.isBeforeInTranslationUnit(beginLoc(*Call), beginLoc(*Step)))
+        Nearest = Call;
+    });
+    diag(beginLoc(*Step),
+         "optimizer step in a training loop that clears other gradients but "
+         "never those of '%0': each backward() adds to the gradients of all "
+         "earlier iterations; call %0.zero_grad() in every iteration before "
+         "backward()")
+        << Stepped->getName();
+    diag(beginLoc(*OtherClearing),
+         "this clears the gradients of another model or optimizer",
+         DiagnosticIDs::Note);
+    diag(beginLoc(*Nearest), "gradients accumulate across iterations here",
+         DiagnosticIDs::Note);
+    return;
+  }
 
   diag(beginLoc(*Step),
        "optimizer step in a training loop that never clears gradients: each "

@@ -44,7 +44,12 @@ private:
   /// backward pass before the step, that clears gradients; null if none.
   const Stmt *clearingBeforeStep(const CallExpr &Step, const Stmt &Loop,
                                  const FunctionDecl &Fn);
-  bool clearsGradients(const Stmt &S, unsigned Depth);
+  /// True if \p S clears gradients, directly or in a helper; with \p
+  /// Stepped, only a direct clearing that may reach that optimizer's
+  /// gradients counts, and \p Other gets the first one that does not.
+  bool clearsGradients(const Stmt &S, unsigned Depth,
+                       const ValueDecl *Stepped = nullptr,
+                       const Stmt **Other = nullptr);
   bool functionClearsGradients(const FunctionDecl &F, unsigned Depth);
   void forgetTranslationUnit();
 
