@@ -4,6 +4,8 @@
 // RUN: %check_torch_tidy %s torch-missing-zero-grad %t -- -- -isystem %mock_torch
 
 #include <torch/torch.h>
+
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,46 @@ void backwardInLoopStepInHelper(torch::nn::Linear model, const Batches &data) {
   }
 }
 
+// A step callback handed to the function that runs the loop: a std::function
+// parameter, and a template parameter.
+using StepFn = std::function<float(const torch::Tensor &)>;
+
+void runEpochs(const Batches &data, const StepFn &step, int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch)
+    for (const auto &b : data)
+      step(b.first);
+}
+
+template <typename Step> void runSteps(const Batches &data, Step step) {
+  for (const auto &b : data)
+    step(b.first);
+}
+
+void callbackStep(torch::nn::Linear model, const Batches &data) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  StepFn step = [&](const torch::Tensor &x) {
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer step in a lambda, which a training loop calls, and nothing in that loop clears gradients: each backward() adds to the gradients of all earlier iterations; call zero_grad() before backward() [torch-missing-zero-grad]
+    // CHECK-MESSAGES: :[[@LINE-15]]:7: note: called in the training loop here
+    // CHECK-MESSAGES: :[[@LINE-4]]:5: note: gradients accumulate across iterations here
+    return loss.item<float>();
+  };
+  runEpochs(data, step, 10);
+}
+
+void templateCallbackStep(torch::nn::Linear model, const Batches &data) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  runSteps(data, [&](const torch::Tensor &x) {
+    model->forward(x).sum().backward();
+    opt.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer step in a lambda, which a training loop calls, and nothing in that loop clears gradients: each backward() adds to the gradients of all earlier iterations; call zero_grad() before backward() [torch-missing-zero-grad]
+    // CHECK-MESSAGES: :[[@LINE-23]]:5: note: called in the training loop here
+    // CHECK-MESSAGES: :[[@LINE-4]]:5: note: gradients accumulate across iterations here
+  });
+}
+
 // --- Negative ------------------------------------------------------------------
 
 // The helper clears.
@@ -114,4 +156,16 @@ void oneStep(torch::nn::Linear model, const torch::Tensor &x,
     opt.step();
   };
   step();
+}
+
+// A step callback that clears, handed to the same loops.
+void clearingCallbackStep(torch::nn::Linear model, const Batches &data) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  runEpochs(data, [&](const torch::Tensor &x) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    return loss.item<float>();
+  }, 10);
 }

@@ -59,6 +59,9 @@ const FunctionDecl *userDefinition(const FunctionDecl &F,
   return Def;
 }
 
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdasPassedAs(const Expr *Arg, const SourceManager &SM);
+
 /// Records the calls in the bodies of the user's functions.
 class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
 public:
@@ -97,11 +100,58 @@ public:
                    ? Call->getDirectCallee()->getCanonicalDecl()
                    : nullptr))
             State.Calls[Body->getCanonicalDecl()].push_back({Call, F});
+      // A callable parameter called (`step(batch)` in `run_epochs(data,
+      // step)`): resolved once every call site is known (linkParameterCalls).
+      const Expr *Callee = nullptr;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+        Callee = Op->getArg(0);
+      else if (!isa<CXXOperatorCallExpr, CXXMemberCallExpr>(Call))
+        Callee = Call->getCallee();
+      if (const auto *Ref =
+              dyn_cast_or_null<DeclRefExpr>(Callee ? stripImplicit(Callee) : nullptr))
+        if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+          ParamCalls.push_back({Call, F, P});
     });
     return true;
   }
 
+  /// A call of a callable parameter is a call site of each lambda that a
+  /// call of its function hands over for that parameter (one level: a
+  /// caller passing its own parameter on is not followed).
+  void linkParameterCalls() {
+    for (const ParamCall &PC : ParamCalls) {
+      const auto *Owner = dyn_cast<FunctionDecl>(PC.Param->getDeclContext());
+      if (!Owner)
+        continue;
+      // The calls of the function, or of its instantiations when it is a
+      // template (`template <class Step> void run(Step step)`).
+      std::vector<CallSite> Sites;
+      for (const auto &[Callee, Calls] : State.Calls)
+        if (Callee == Owner->getCanonicalDecl() ||
+            (Callee->getTemplateInstantiationPattern() &&
+             Callee->getTemplateInstantiationPattern()->getCanonicalDecl() ==
+                 Owner->getCanonicalDecl()))
+          Sites.insert(Sites.end(), Calls.begin(), Calls.end());
+      for (const CallSite &Site : Sites) {
+        const unsigned Index = PC.Param->getFunctionScopeIndex() +
+                               (isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0);
+        if (Index >= Site.Call->getNumArgs())
+          continue;
+        for (const FunctionDecl *Body :
+             lambdasPassedAs(Site.Call->getArg(Index), SM))
+          State.Calls[Body->getCanonicalDecl()].push_back({PC.Call, PC.Caller});
+      }
+    }
+  }
+
 private:
+  struct ParamCall {
+    const CallExpr *Call;
+    const FunctionDecl *Caller;
+    const ParmVarDecl *Param;
+  };
+  std::vector<ParamCall> ParamCalls;
   const ASTContext &Ctx;
   const SourceManager &SM;
   TranslationUnitState &State;
@@ -237,6 +287,74 @@ static const VarDecl *containerOfElement(const Expr *E) {
   return BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
 }
 
+namespace {
+
+/// The lambdas of the user's code a local callable variable \p VD may hold:
+/// its initialiser and every value assigned to it, each a lambda (a
+/// `std::function` assigned on each path); empty when one is not, or when its
+/// address is taken.
+llvm::SmallVector<const FunctionDecl *, 2>
+bodiesHeldBy(const VarDecl *VD, const SourceManager &SM) {
+  const auto *Fn = VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
+                           !VD->getType()->isReferenceType()
+                       ? dyn_cast_or_null<FunctionDecl>(
+                             VD->getParentFunctionOrMethod())
+                       : nullptr;
+  if (!Fn || !Fn->getBody())
+    return {};
+  llvm::SmallVector<const Expr *, 2> Values;
+  // (`LossFn criterion;`: empty until assigned.)
+  const auto *Empty =
+      dyn_cast_or_null<CXXConstructExpr>(stripImplicit(VD->getInit()));
+  if (VD->getInit() && !(Empty && Empty->getNumArgs() == 0))
+    Values.push_back(VD->getInit());
+  bool Unknown = false;
+  forEachStmt(Fn->getBody(), [&](const Stmt &S) {
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
+        Assign && Assign->getOperator() == OO_Equal &&
+        Assign->getNumArgs() == 2 && namedEntity(*Assign->getArg(0)) == VD)
+      Values.push_back(Assign->getArg(1));
+    else if (const auto *Ref = dyn_cast<UnaryOperator>(&S);
+             Ref && Ref->getOpcode() == UO_AddrOf &&
+             namedEntity(*Ref->getSubExpr()) == VD)
+      Unknown = true;
+  });
+  if (Unknown)
+    return {};
+  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
+  for (const Expr *Value : Values) {
+    const LambdaExpr *L = lambdaIn(Value);
+    const FunctionDecl *Def = nullptr;
+    if (!L || !L->getCallOperator()->hasBody(Def) ||
+        !isInUserCode(Def->getLocation(), SM))
+      return {};
+    Bodies.push_back(Def);
+  }
+  return Bodies;
+}
+
+/// The lambdas of the user's code that the argument \p Arg of a call hands
+/// over: a lambda written there (or a std::function made from one), or a
+/// local variable holding lambdas (bodiesHeldBy).
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdasPassedAs(const Expr *Arg, const SourceManager &SM) {
+  const Expr *E = Arg ? stripImplicit(Arg) : nullptr;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 1)
+    E = stripImplicit(Construct->getArg(0));
+  if (const auto *L = dyn_cast_or_null<LambdaExpr>(E)) {
+    const FunctionDecl *Def = nullptr;
+    if (L->getCallOperator()->hasBody(Def) &&
+        isInUserCode(Def->getLocation(), SM))
+      return {Def};
+    return {};
+  }
+  return bodiesHeldBy(dyn_cast_or_null<VarDecl>(E ? namedEntity(*E) : nullptr),
+                      SM);
+}
+
+} // namespace
+
 llvm::SmallVector<const FunctionDecl *, 2>
 calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
   if (const FunctionDecl *F = calledBody(Call, Ctx))
@@ -301,30 +419,8 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
       return {};
     return BodiesOf(Values);
   }
-  const auto *VD = dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0)));
-  const FunctionDecl *Fn = OwnerOf(VD);
-  if (!Fn)
-    return {};
-  llvm::SmallVector<const Expr *, 2> Values;
-  // (`LossFn criterion;`: empty until assigned.)
-  const auto *Empty =
-      dyn_cast_or_null<CXXConstructExpr>(stripImplicit(VD->getInit()));
-  if (VD->getInit() && !(Empty && Empty->getNumArgs() == 0))
-    Values.push_back(VD->getInit());
-  bool Unknown = false;
-  forEachStmt(Fn->getBody(), [&](const Stmt &S) {
-    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(&S);
-        Assign && Assign->getOperator() == OO_Equal &&
-        Assign->getNumArgs() == 2 && namedEntity(*Assign->getArg(0)) == VD)
-      Values.push_back(Assign->getArg(1));
-    else if (const auto *Ref = dyn_cast<UnaryOperator>(&S);
-             Ref && Ref->getOpcode() == UO_AddrOf &&
-             namedEntity(*Ref->getSubExpr()) == VD)
-      Unknown = true;
-  });
-  if (Unknown)
-    return {};
-  return BodiesOf(Values);
+  return bodiesHeldBy(dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0))),
+                      SM);
 }
 
 llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl &F) {
@@ -532,8 +628,9 @@ TranslationUnitState &indexedState(ASTContext &Ctx) {
   if (State.IndexedContext != &Ctx) {
     State.Calls.clear();
     State.IndexedContext = &Ctx;
-    CallIndexer(Ctx, State)
-        .TraverseDecl(Ctx.getTranslationUnitDecl());
+    CallIndexer Indexer(Ctx, State);
+    Indexer.TraverseDecl(Ctx.getTranslationUnitDecl());
+    Indexer.linkParameterCalls();
   }
   return State;
 }
