@@ -107,15 +107,110 @@ bool needsParentheses(const Expr &Value) {
   return !isa<CallExpr>(E);
 }
 
+/// The one tensor parameter \p Value is built from by arithmetic with
+/// numbers (`val * n`, `n * val / count`), or null.
+const ParmVarDecl *scaledTensorParameter(const Expr &Value) {
+  const ParmVarDecl *Found = nullptr;
+  bool Other = false;
+  auto Visit = [&](auto &&Self, const Expr *E) -> void {
+    E = stripImplicit(E);
+    if (!E || Other)
+      return;
+    if (!isTensorType(E->getType())) // A number: any.
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl());
+      if (!P || (Found && Found != P))
+        Other = true;
+      else
+        Found = P;
+      return;
+    }
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+    if (Op && Op->getNumArgs() == 2 &&
+        (Op->getOperator() == OO_Star || Op->getOperator() == OO_Slash)) {
+      Self(Self, Op->getArg(0));
+      Self(Self, Op->getArg(1));
+      return;
+    }
+    Other = true;
+  };
+  Visit(Visit, &Value);
+  return Other ? nullptr : Found;
+}
+
 } // namespace
+
+const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerOf(
+    const Expr &Acc, const Expr &Accumulation, const FunctionDecl &Fn,
+    ASTContext &Ctx) {
+  // A helper with no loop around the accumulation (a `train_step()` that
+  // adds its own loss to a member or a global): each call adds a graph.
+  if (!enclosingLoops(Accumulation, Fn, Parents).empty())
+    return nullptr;
+  const Expr *Base = accumulatorBase(Acc).IgnoreParenImpCasts();
+  const auto *Member = dyn_cast<MemberExpr>(Base);
+  const auto *Global =
+      dyn_cast_or_null<VarDecl>(isa<DeclRefExpr>(Base) ? namedEntity(*Base)
+                                                        : nullptr);
+  const bool OwnMember =
+      Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()) &&
+      isa<CXXMethodDecl>(Fn) && !cast<CXXMethodDecl>(Fn).getParent()->isLambda();
+  if (!OwnMember && !(Global && Global->hasGlobalStorage()))
+    return nullptr;
+  // A member some method backpropagates (`pending_ = pending_ + loss;` here,
+  // `pending_.backward()` in apply()) is a loss built over several calls.
+  if (OwnMember) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    const CXXRecordDecl *Class = cast<CXXMethodDecl>(Fn).getParent();
+    bool Backpropagated = !Field;
+    for (const CXXMethodDecl *M : Class->methods()) {
+      const FunctionDecl *Def = nullptr;
+      if (Backpropagated || !M->hasBody(Def))
+        continue;
+      forEachStmt(Def->getBody(), [&](const Stmt &S) {
+        const auto *Call = dyn_cast<CallExpr>(&S);
+        if (!Call || !(isBackwardCall(*Call) || isAutogradGradCall(*Call)))
+          return;
+        forEachStmt(Call, [&](const Stmt &Part) {
+          if (const auto *ME = dyn_cast<MemberExpr>(&Part))
+            Backpropagated |= ME->getMemberDecl() == Field;
+        });
+      });
+    }
+    if (Backpropagated)
+      return nullptr;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const CallSite &Site : callSitesOf(Fn, Ctx)) {
+    if (GradMode.isOffAt(*Site.Call, *Site.Caller))
+      continue;
+    // For a member: called on an object that outlives the loop (or on the
+    // caller's own object).
+    const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Site.Call);
+    const Expr *Object =
+        MemberCall ? MemberCall->getImplicitObjectArgument() : nullptr;
+    if (OwnMember && !Object)
+      continue;
+    for (const Stmt *Loop : enclosingLoops(*Site.Call, *Site.Caller, Parents))
+      if (containsTraining(*Loop, Ctx) &&
+          (!OwnMember || isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) ||
+           outlivesIteration(*Object, *Loop, SM)))
+        return &Site;
+  }
+  return nullptr;
+}
 
 const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerPassing(
     const Expr &Value, const Expr &Acc, const FunctionDecl &Fn,
     ASTContext &Ctx) {
-  // The helper stores one of its tensor parameters, as it is, into a member,
-  // a global, or what a reference parameter refers to (then the caller's
-  // argument must outlive the loop).
+  // The helper stores one of its tensor parameters, as it is or scaled by
+  // numbers (`sum = sum + val * n`), into a member, a global, or what a
+  // reference parameter refers to (then the caller's argument must outlive
+  // the loop).
   const auto *Param = dyn_cast_or_null<ParmVarDecl>(namedEntity(Value));
+  if (!Param)
+    Param = scaledTensorParameter(Value);
   const ValueDecl *Target = namedEntity(Acc);
   if (!Param || !Target || !isTensorType(Param->getType()))
     return nullptr;
@@ -366,10 +461,19 @@ void LossAccumulatedWithoutItemCheck::check(
     }
   }
   const CallSite *Caller = nullptr;
+  bool OwnHistory = false; // The helper's own tensor, not its argument.
   if (!TrainingLoop) {
     // A helper that stores its argument into something that outlives it,
     // called with a tensor with history from a training loop.
     Caller = trainingLoopCallerPassing(*Value, *Acc, *Fn, Ctx);
+    if (!Caller) {
+      OwnHistory = true;
+      // A helper that adds a tensor it computed, with history, to a member
+      // or a global, called from a training loop.
+      const AutogradFlow *Own = AutogradFlow::of(*Fn, Ctx);
+      if (Own && Own->hasHistoryEvidence(*Value))
+        Caller = trainingLoopCallerOf(*Acc, *Accumulation, *Fn, Ctx);
+    }
     if (!Caller)
       return;
   }
@@ -394,8 +498,9 @@ void LossAccumulatedWithoutItemCheck::check(
   }
   if (Caller)
     diag(beginLoc(*Caller->Call),
-         "called from a training loop with a tensor that has autograd "
-         "history here",
+         OwnHistory ? "called from a training loop here"
+                    : "called from a training loop with a tensor that has "
+                      "autograd history here",
          DiagnosticIDs::Note);
 }
 

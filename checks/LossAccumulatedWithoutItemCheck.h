@@ -52,6 +52,12 @@ private:
   /// stores its tensor parameter \p Value into a member or global \p Acc: a
   /// call of the helper from a training loop that passes a tensor with
   /// history (and does not backpropagate the accumulator); null if none.
+  /// A call of \p Fn, a helper that accumulates into a member of its object
+  /// or a global (\p Acc) with no loop around \p Accumulation, from a
+  /// training loop (on an object that outlives the loop).
+  const CallSite *trainingLoopCallerOf(const Expr &Acc,
+                                       const Expr &Accumulation,
+                                       const FunctionDecl &Fn, ASTContext &Ctx);
   const CallSite *trainingLoopCallerPassing(const Expr &Value, const Expr &Acc,
                                             const FunctionDecl &Fn,
                                             ASTContext &Ctx);

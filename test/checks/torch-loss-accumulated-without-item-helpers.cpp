@@ -80,6 +80,74 @@ void train_with_buffer(torch::nn::Linear &model, torch::optim::SGD &opt,
   }
 }
 
+// A meter that scales what it is given (`sum = sum + val * n`).
+struct AverageMeter {
+  torch::Tensor sum = torch::zeros({});
+  int64_t count = 0;
+  void update(const torch::Tensor &val, int64_t n) {
+    sum = sum + val * n;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'sum' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+    // CHECK-MESSAGES: :[[@LINE+10]]:5: note: called from a training loop with a tensor that has autograd history here
+    // CHECK-FIXES: {{^}}    sum = sum + (val * n).detach();{{$}}
+    count += n;
+  }
+};
+
+void train_with_meter(torch::nn::Linear &model, torch::optim::SGD &opt,
+                      const Batches &batches, AverageMeter &losses) {
+  for (const auto &batch : batches) {
+    auto loss = torch::mse_loss(model->forward(batch.first), batch.second);
+    losses.update(loss, batch.first.size(0));
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
+// A step that adds its own loss to a member, called from a training loop on
+// an object that outlives it.
+class EpochTrainer {
+public:
+  void train_step(const torch::Tensor &x, const torch::Tensor &y) {
+    opt_.zero_grad();
+    auto loss = torch::mse_loss(model_->forward(x), y);
+    loss.backward();
+    opt_.step();
+    epoch_loss_ = epoch_loss_ + loss;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'epoch_loss_' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+    // CHECK-MESSAGES: :[[@LINE+5]]:7: note: called from a training loop here
+    // CHECK-FIXES: {{^}}    epoch_loss_ = epoch_loss_ + loss.detach();{{$}}
+  }
+  void fit(const Batches &batches) {
+    for (const auto &batch : batches)
+      train_step(batch.first, batch.second);
+  }
+
+private:
+  torch::nn::Linear model_{4, 1};
+  torch::optim::SGD opt_{model_->parameters(), 0.1};
+  torch::Tensor epoch_loss_ = torch::zeros({});
+};
+
+torch::Tensor global_total = torch::zeros({});
+
+void add_own_loss(torch::nn::Linear &model, torch::optim::SGD &opt,
+                  const torch::Tensor &x) {
+  auto loss = model->forward(x).sum();
+  loss.backward();
+  opt.step();
+  global_total += loss;
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: tensor with autograd history accumulated into 'global_total' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+  // CHECK-MESSAGES: :[[@LINE+7]]:5: note: called from a training loop here
+  // CHECK-FIXES: {{^}}  global_total += loss.detach();{{$}}
+}
+
+void train_into_global(torch::nn::Linear &model, torch::optim::SGD &opt,
+                       const Batches &batches) {
+  for (const auto &batch : batches)
+    add_own_loss(model, opt, batch.first);
+}
+
 // --- Negative ----------------------------------------------------------------
 
 // A helper that returns a detached loss: nothing to keep alive.
@@ -135,3 +203,54 @@ void multi_term(torch::nn::Linear &model, torch::optim::SGD &opt,
     opt.step();
   }
 }
+
+// The member is a loss built over several calls and backpropagated by
+// another method (gradient accumulation).
+class AccumulatingTrainer {
+public:
+  void add(const torch::Tensor &x, const torch::Tensor &y) {
+    pending_ = pending_ + torch::mse_loss(model_->forward(x), y);
+  }
+  void apply() {
+    pending_.backward();
+    opt_.step();
+    opt_.zero_grad();
+    pending_ = torch::zeros({});
+  }
+  void fit(const Batches &batches) {
+    for (const auto &batch : batches) {
+      add(batch.first, batch.second);
+      apply();
+    }
+  }
+
+private:
+  torch::nn::Linear model_{4, 1};
+  torch::optim::SGD opt_{model_->parameters(), 0.1};
+  torch::Tensor pending_ = torch::zeros({});
+};
+
+// The step adds the item of its loss; a meter given a detached loss.
+class ItemTrainer {
+public:
+  void train_step(const torch::Tensor &x, const torch::Tensor &y) {
+    opt_.zero_grad();
+    auto loss = torch::mse_loss(model_->forward(x), y);
+    loss.backward();
+    opt_.step();
+    epoch_loss_ = epoch_loss_ + loss.item<double>();
+    detached_ = detached_ + loss.detach();
+  }
+  void fit(const Batches &batches, AverageMeter &meter) {
+    for (const auto &batch : batches) {
+      train_step(batch.first, batch.second);
+      meter.update(torch::mse_loss(model_->forward(batch.first), batch.second).detach(), 1);
+    }
+  }
+
+private:
+  torch::nn::Linear model_{4, 1};
+  torch::optim::SGD opt_{model_->parameters(), 0.1};
+  double epoch_loss_ = 0;
+  torch::Tensor detached_ = torch::zeros({});
+};
