@@ -310,6 +310,25 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
                            ofClass(Container))),
       on(expr().bind("acc")), argumentCountIs(1), hasArgument(0, TensorValue));
 
+  // Elements that hold several tensors: `history.emplace_back(d_loss,
+  // g_loss)`, `push_back({d_loss, g_loss})`, `push_back(std::make_pair(...))`
+  // into a container of pairs, tuples or structs; which of them has history
+  // is decided in check().
+  const auto HoldsTensor = ignoringImplicit(anyOf(
+      isTensorExpr(), initListExpr(has(ignoringImplicit(isTensorExpr()))),
+      cxxFunctionalCastExpr(has(ignoringImplicit(
+          initListExpr(has(ignoringImplicit(isTensorExpr())))))),
+      cxxConstructExpr(hasAnyArgument(ignoringImplicit(isTensorExpr()))),
+      callExpr(callee(functionDecl(
+                   hasAnyName("::std::make_pair", "::std::make_tuple"))),
+               hasAnyArgument(ignoringImplicit(isTensorExpr())))));
+  const auto AppendMany = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"),
+                           ofClass(Container))),
+      on(expr().bind("acc")),
+      unless(allOf(argumentCountIs(1), hasArgument(0, TensorValue))),
+      hasAnyArgument(HoldsTensor)).bind("appendMany");
+
   // A template's `acc += value` and `vec.push_back(value)` with a dependent
   // value: a built-in operator and a call still to be resolved.
   const auto DependentPlusAssign = binaryOperator(
@@ -327,7 +346,7 @@ void LossAccumulatedWithoutItemCheck::registerMatchers(MatchFinder *Finder) {
   // Each accumulation is examined in the innermost function that holds it.
   const auto Accumulation =
       expr(anyOf(cxxOperatorCallExpr(anyOf(PlusAssign, AssignSum)),
-                 cxxMemberCallExpr(anyOf(AddInPlace, Append)),
+                 cxxMemberCallExpr(anyOf(AddInPlace, Append)), AppendMany,
                  DependentPlusAssign, DependentAppend))
           .bind("accumulation");
   UserCode.addMatcher(functionDecl(isExpansionInUserCode(), isDefinition(),
@@ -406,6 +425,38 @@ void LossAccumulatedWithoutItemCheck::check(
   }
   const Expr *Value = Result.Nodes.getNodeAs<Expr>("value");
   ASTContext &Ctx = *Result.Context;
+  // The tensors an element holding several is made of; the first with
+  // history is what is accumulated, each with history gets a fix-it.
+  llvm::SmallVector<const Expr *, 2> Parts;
+  if (const auto *Many = Result.Nodes.getNodeAs<CXXMemberCallExpr>("appendMany")) {
+    const auto *Own = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+    const AutogradFlow *Flow = Own ? AutogradFlow::of(*Own, Ctx) : nullptr;
+    auto Add = [&](const Expr *E) {
+      E = E ? stripImplicit(E) : nullptr;
+      if (E && isTensorType(E->getType()) && Flow && Flow->hasHistoryEvidence(*E))
+        Parts.push_back(E);
+    };
+    for (const Expr *Arg : Many->arguments()) {
+      const Expr *E = Arg->IgnoreImplicit();
+      if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // Rec{i, loss}
+        E = Cast->getSubExpr()->IgnoreImplicit();
+      if (const auto *List = dyn_cast<InitListExpr>(E))
+        for (const Expr *Init : List->inits())
+          Add(Init);
+      else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+        for (const Expr *A : Construct->arguments())
+          Add(A);
+      else if (const auto *Make = dyn_cast<CallExpr>(E);
+               Make && (isStdCall(*Make, "make_pair") || isStdCall(*Make, "make_tuple")))
+        for (const Expr *A : Make->arguments())
+          Add(A);
+      else
+        Add(E);
+    }
+    if (Parts.empty())
+      return;
+    Value = Parts.front();
+  }
   const SourceManager &SM = *Result.SourceManager;
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Accumulation)), SM) ||
@@ -494,7 +545,10 @@ void LossAccumulatedWithoutItemCheck::check(
                      "every training iteration's graph alive; accumulate "
                      "'.item<double>()' of it, or '.detach()' it")
                 << AccEntity;
-    addDetachFixIt(Diag, *Value, Ctx);
+    if (Parts.empty())
+      addDetachFixIt(Diag, *Value, Ctx);
+    for (const Expr *Part : Parts)
+      addDetachFixIt(Diag, *Part, Ctx);
   }
   if (Caller)
     diag(beginLoc(*Caller->Call),
