@@ -178,14 +178,45 @@ Scores scoresOfSequential(const CallExpr &Forward) {
     Init = Var->getInit();
   else if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity))
     Init = Field->getInClassInitializer();
-  const CXXConstructExpr *Construct = nullptr;
-  forEachStmt(Init, [&](const Stmt &S) {
-    if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
-        C && !Construct && C->getNumArgs() > 0 && implOf(C->getType()) == Impl)
-      Construct = C;
-  });
-  const Expr *Last =
-      Construct ? Construct->getArg(Construct->getNumArgs() - 1) : nullptr;
+  auto ConstructedLast = [&](const Expr *From) -> const Expr * {
+    const CXXConstructExpr *Construct = nullptr;
+    forEachStmt(From, [&](const Stmt &S) {
+      if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
+          C && !Construct && C->getNumArgs() > 0 &&
+          implOf(C->getType()) == Impl)
+        Construct = C;
+    });
+    return Construct ? Construct->getArg(Construct->getNumArgs() - 1)
+                     : nullptr;
+  };
+  const Expr *Last = ConstructedLast(Init);
+  // Made by a factory of the user's code (`auto model = build_model(...)`):
+  // what every return of it builds, in place or in a local it returns.
+  if (const auto *Factory = dyn_cast_or_null<CallExpr>(stripImplicit(Init));
+      !Last && Factory && Entity) {
+    const FunctionDecl *Body =
+        calledBody(*Factory, Entity->getASTContext());
+    llvm::SmallVector<const Expr *, 2> Returns =
+        Body ? returnedValues(*Body) : llvm::SmallVector<const Expr *, 2>();
+    std::optional<Scores> Agreed;
+    for (const Expr *Returned : Returns) {
+      const Expr *R = stripImplicit(Returned);
+      const Expr *L = ConstructedLast(R);
+      if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(R))
+        if (const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+            Local && Local->hasLocalStorage()) {
+          L = ConstructedLast(Local->getInit());
+          if (const Expr *Appended = lastAppendedLayer(Body->getBody(), Local))
+            L = Appended;
+        }
+      L = lastLayerOf(L);
+      const Scores Each = L ? scoresOfLayer(implOf(L->getType())) : Scores::Unknown;
+      if (Each == Scores::Unknown || (Agreed && *Agreed != Each))
+        return Scores::Unknown;
+      Agreed = Each;
+    }
+    return Agreed ? *Agreed : Scores::Unknown;
+  }
   // Built layer by layer (`net->push_back(...)`): in the function that
   // declares it, or in the constructors of the class that holds it.
   if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity);

@@ -151,3 +151,54 @@ void namedLogSoftmaxNll(torch::Tensor x, torch::Tensor y) {
                              {"log_probs", torch::nn::LogSoftmax(1)}});
   torch::nn::functional::nll_loss(net->forward(x), y).backward();
 }
+
+// --- A Sequential made by a factory of the project ----------------------------------
+
+torch::nn::Sequential build_classifier(int64_t in, int64_t classes) {
+  return torch::nn::Sequential(torch::nn::Linear(in, 16),
+                               torch::nn::Linear(16, classes),
+                               torch::nn::Softmax(1));
+}
+
+torch::nn::Sequential build_layered(int64_t in, int64_t classes) {
+  torch::nn::Sequential net(torch::nn::Linear(in, classes));
+  net->push_back(torch::nn::LogSoftmax(1));
+  return net;
+}
+
+void factorySoftmax(torch::Tensor x, torch::Tensor y) {
+  auto model = build_classifier(4, 3);
+  torch::nn::CrossEntropyLoss criterion;
+  auto loss = criterion(model->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice, so the loss cannot fall below its floor and its gradients shrink; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: note: softmax applied here
+  loss.backward();
+}
+
+void factoryLayered(torch::Tensor x, torch::Tensor y) {
+  torch::nn::Sequential model = build_layered(4, 3);
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applies log_softmax itself, so the log_softmax before it is redundant; pass the logits [torch-softmax-before-cross-entropy]
+  // CHECK-MESSAGES: :[[@LINE-2]]:52: note: log_softmax applied here
+  loss.backward();
+}
+
+// Negative twins: a factory that ends in logits, and one whose returns
+// disagree (a head chosen by a flag).
+torch::nn::Sequential build_logits(int64_t in, int64_t classes) {
+  return torch::nn::Sequential(torch::nn::Linear(in, classes));
+}
+
+torch::nn::Sequential build_either(bool probabilities) {
+  if (probabilities)
+    return torch::nn::Sequential(torch::nn::Linear(4, 3), torch::nn::Softmax(1));
+  return torch::nn::Sequential(torch::nn::Linear(4, 3));
+}
+
+void factoryLogits(torch::Tensor x, torch::Tensor y, bool flag) {
+  auto model = build_logits(4, 3);
+  auto other = build_either(flag);
+  auto loss = torch::nn::functional::cross_entropy(model->forward(x), y) +
+              torch::nn::functional::cross_entropy(other->forward(x), y);
+  loss.backward();
+}

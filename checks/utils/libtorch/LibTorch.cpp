@@ -122,7 +122,9 @@ bool isTensorListType(QualType T) {
   const auto *Spec =
       dyn_cast_or_null<ClassTemplateSpecializationDecl>(namedTypeDecl(T));
   if (!Spec || !hasQualifiedName(Spec, {"std::vector", "std::__1::vector",
-                                        "c10::ArrayRef", "c10::List"}))
+                                        "c10::ArrayRef", "c10::List",
+                                        // at::cat's ITensorListRef (1.13+).
+                                        "c10::IListRef"}))
     return false;
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&

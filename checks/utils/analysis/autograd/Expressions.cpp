@@ -188,10 +188,28 @@ bool isTransparent(const Expr &E) {
           MaterializeTemporaryExpr, CXXBindTemporaryExpr,
           CXXFunctionalCastExpr>(E))
     return true;
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
+    // A list of the same tensors: `torch::stack(values)` takes an ArrayRef
+    // made from the vector, `torch::cat({a, b})` one (or a vector, with its
+    // default allocator) made from a braced list.
+    if (Construct->getNumArgs() >= 1 &&
+        isTensorListType(Construct->getType()) &&
+        isTensorValued(Construct->getArg(0)->getType()) &&
+        llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                     [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+      return true;
     return Construct->getNumArgs() == 1 &&
            (Construct->getConstructor()->isCopyOrMoveConstructor() ||
             isTensorType(Construct->getArg(0)->getType()));
+  }
+  // `{a, b}` as a list of tensors.
+  if (isa<CXXStdInitializerListExpr>(E))
+    return true;
+  if (const auto *List = dyn_cast<InitListExpr>(&E))
+    return List->getNumInits() > 0 &&
+           llvm::all_of(List->inits(), [](const Expr *Init) {
+             return isTensorType(Init->getType());
+           });
   return false;
 }
 
