@@ -319,14 +319,38 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
   // A backward pass in a loop around the forward (or outside any loop) means
   // gradients are wanted: adversarial inputs, style transfer, fine-tuning.
   // One in a sibling loop (the training loop of an epoch) does not.
+  // A forward in a lambda (a validation callback defined before the call
+  // that trains) is not on the path of a training call of the function
+  // around the lambda that no loop of the forward holds.
   const auto AllLoops =
       enclosingLoops(*Forward, *Fn, Parents, /*CrossLambdas=*/true);
+  const LambdaExpr *OwnLambda = enclosingLambda(*Forward, *Outer, Parents);
+  // (A backward pass or a step written there, or a helper handed what the
+  // lambda computes, still counts: gradients may be wanted through it.)
+  auto InOwnLambda = [&](const CallExpr &Call) {
+    if (!OwnLambda || isTrainingCall(Call))
+      return true;
+    bool HandsLambdaResult = false;
+    for (const Expr *Arg : Call.arguments())
+      forEachStmt(Arg, [&](const Stmt &S) {
+        if (const auto *Inner = dyn_cast<CallExpr>(&S))
+          if (const FunctionDecl *Body = calledBody(*Inner, Ctx))
+            HandsLambdaResult |= Body == OwnLambda->getCallOperator();
+      });
+    if (HandsLambdaResult)
+      return true;
+    const SourceRange Body = OwnLambda->getBody()->getSourceRange();
+    const SourceLocation Loc = SM.getExpansionLoc(beginLoc(Call));
+    return !SM.isBeforeInTranslationUnit(Loc, SM.getExpansionLoc(Body.getBegin())) &&
+           !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body.getEnd()), Loc);
+  };
   for (const FunctionFacts *F : Around)
     for (auto [Training, Holder] : F->TrainingCalls) {
       const auto TrainingLoops =
           enclosingLoops(*Training, *Holder, Parents, /*CrossLambdas=*/true);
-      if (TrainingLoops.empty() ||
-          llvm::is_contained(AllLoops, TrainingLoops.front()))
+      if ((TrainingLoops.empty() && InOwnLambda(*Training)) ||
+          (!TrainingLoops.empty() &&
+           llvm::is_contained(AllLoops, TrainingLoops.front())))
         return;
     }
 
