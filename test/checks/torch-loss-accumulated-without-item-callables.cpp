@@ -145,3 +145,44 @@ void capturedPerIteration(torch::nn::Linear model, torch::optim::SGD &opt,
     opt.step();
   }
 }
+
+// --- A logger kept in a member of a callbacks struct, called by the loop ----------
+
+struct Callbacks {
+  std::function<void(int, const torch::Tensor &)> on_batch_end;
+};
+
+void fitWithCallbacks(torch::nn::Linear &model, torch::optim::SGD &opt,
+                      torch::Tensor x, Callbacks &cb) {
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    if (cb.on_batch_end)
+      cb.on_batch_end(step, loss);
+  }
+}
+
+void memberLogger(torch::nn::Linear model, torch::optim::SGD &opt, torch::Tensor x) {
+  std::vector<torch::Tensor> batch_losses;
+  Callbacks cb;
+  cb.on_batch_end = [&batch_losses](int, const torch::Tensor &loss) {
+    batch_losses.push_back(loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'batch_losses' keeps every training iteration's graph alive; accumulate '.item<double>()' of it, or '.detach()' it [torch-loss-accumulated-without-item]
+    // CHECK-MESSAGES: :[[@LINE-10]]:7: note: called from a training loop with a tensor that has autograd history here
+    // CHECK-FIXES: {{^}}    batch_losses.push_back(loss.detach());{{$}}
+  };
+  fitWithCallbacks(model, opt, x, cb);
+}
+
+// Negative: the member logger keeps numbers.
+void memberLoggerItems(torch::nn::Linear model, torch::optim::SGD &opt,
+                       torch::Tensor x) {
+  std::vector<double> values;
+  Callbacks cb;
+  cb.on_batch_end = [&values](int, const torch::Tensor &loss) {
+    values.push_back(loss.item<double>());
+  };
+  fitWithCallbacks(model, opt, x, cb);
+}

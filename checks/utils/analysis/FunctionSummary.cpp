@@ -112,8 +112,36 @@ public:
               dyn_cast_or_null<DeclRefExpr>(Callee ? stripImplicit(Callee) : nullptr))
         if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
           ParamCalls.push_back({Call, F, P});
+      // A callable member of any object called (`cfg.validate()`,
+      // `cb.on_batch_end(step, loss)`), and the values assigned to such a
+      // member anywhere (`cfg.validate = [&] {...};`).
+      if (const auto *Member = dyn_cast_or_null<MemberExpr>(
+              Callee && isa<CXXOperatorCallExpr>(Call) ? stripImplicit(Callee)
+                                                       : nullptr))
+        if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+          FieldCalls.push_back({Call, F, Field});
+      if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
+          Assign && Assign->getOperator() == OO_Equal &&
+          Assign->getNumArgs() == 2)
+        if (const auto *Member =
+                dyn_cast<MemberExpr>(stripImplicit(Assign->getArg(0))))
+          if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+            FieldValues[Field].push_back(Assign->getArg(1));
     });
     return true;
+  }
+
+  /// A call of a callable member is a call site of each lambda assigned to
+  /// that member of any object in the translation unit.
+  void linkFieldCalls() {
+    for (const FieldCall &FC : FieldCalls) {
+      auto It = FieldValues.find(FC.Field);
+      if (It == FieldValues.end())
+        continue;
+      for (const Expr *Value : It->second)
+        for (const FunctionDecl *Body : lambdasPassedAs(Value, SM))
+          State.Calls[Body->getCanonicalDecl()].push_back({FC.Call, FC.Caller});
+    }
   }
 
   /// A call of a callable parameter is a call site of each lambda that a
@@ -152,6 +180,14 @@ private:
     const ParmVarDecl *Param;
   };
   std::vector<ParamCall> ParamCalls;
+  struct FieldCall {
+    const CallExpr *Call;
+    const FunctionDecl *Caller;
+    const FieldDecl *Field;
+  };
+  std::vector<FieldCall> FieldCalls;
+  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>
+      FieldValues;
   const ASTContext &Ctx;
   const SourceManager &SM;
   TranslationUnitState &State;
@@ -631,6 +667,7 @@ TranslationUnitState &indexedState(ASTContext &Ctx) {
     CallIndexer Indexer(Ctx, State);
     Indexer.TraverseDecl(Ctx.getTranslationUnitDecl());
     Indexer.linkParameterCalls();
+    Indexer.linkFieldCalls();
   }
   return State;
 }
