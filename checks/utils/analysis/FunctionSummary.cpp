@@ -325,6 +325,29 @@ static const VarDecl *containerOfElement(const Expr *E) {
 
 namespace {
 
+/// The call operator of \p L with its body, when it is the user's code.
+const FunctionDecl *userLambdaBody(const LambdaExpr *L, const SourceManager &SM) {
+  const FunctionDecl *Def = nullptr;
+  return L && L->getCallOperator()->hasBody(Def) &&
+                 isInUserCode(Def->getLocation(), SM)
+             ? Def
+             : nullptr;
+}
+
+/// The lambda each of \p Values holds (lambdaIn); empty when one holds none
+/// of the user's code.
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdaBodies(llvm::ArrayRef<const Expr *> Values, const SourceManager &SM) {
+  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
+  for (const Expr *Value : Values) {
+    const FunctionDecl *Def = userLambdaBody(lambdaIn(Value), SM);
+    if (!Def)
+      return {};
+    Bodies.push_back(Def);
+  }
+  return Bodies;
+}
+
 /// The lambdas of the user's code a local callable variable \p VD may hold:
 /// its initialiser and every value assigned to it, each a lambda (a
 /// `std::function` assigned on each path); empty when one is not, or when its
@@ -357,16 +380,7 @@ bodiesHeldBy(const VarDecl *VD, const SourceManager &SM) {
   });
   if (Unknown)
     return {};
-  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
-  for (const Expr *Value : Values) {
-    const LambdaExpr *L = lambdaIn(Value);
-    const FunctionDecl *Def = nullptr;
-    if (!L || !L->getCallOperator()->hasBody(Def) ||
-        !isInUserCode(Def->getLocation(), SM))
-      return {};
-    Bodies.push_back(Def);
-  }
-  return Bodies;
+  return lambdaBodies(Values, SM);
 }
 
 /// The lambdas of the user's code that the argument \p Arg of a call hands
@@ -379,9 +393,7 @@ lambdasPassedAs(const Expr *Arg, const SourceManager &SM) {
       Construct && Construct->getNumArgs() == 1)
     E = stripImplicit(Construct->getArg(0));
   if (const auto *L = dyn_cast_or_null<LambdaExpr>(E)) {
-    const FunctionDecl *Def = nullptr;
-    if (L->getCallOperator()->hasBody(Def) &&
-        isInUserCode(Def->getLocation(), SM))
+    if (const FunctionDecl *Def = userLambdaBody(L, SM))
       return {Def};
     return {};
   }
@@ -399,19 +411,6 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
   if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0)
     return {};
   const SourceManager &SM = Ctx.getSourceManager();
-  auto BodiesOf = [&](llvm::ArrayRef<const Expr *> Values)
-      -> llvm::SmallVector<const FunctionDecl *, 2> {
-    llvm::SmallVector<const FunctionDecl *, 2> Bodies;
-    for (const Expr *Value : Values) {
-      const LambdaExpr *L = lambdaIn(Value);
-      const FunctionDecl *Def = nullptr;
-      if (!L || !L->getCallOperator()->hasBody(Def) ||
-          !isInUserCode(Def->getLocation(), SM))
-        return {};
-      Bodies.push_back(Def);
-    }
-    return Bodies;
-  };
   // An element of a local container of callables: every lambda put into it
   // (`callbacks.push_back([&](int epoch) {...});`, its initialiser list).
   // The function whose local (not a reference) \p V is, with a body.
@@ -453,7 +452,7 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
     });
     if (Unknown || Values.empty())
       return {};
-    return BodiesOf(Values);
+    return lambdaBodies(Values, SM);
   }
   return bodiesHeldBy(dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0))),
                       SM);
