@@ -107,6 +107,13 @@ void InplaceOnSavedTensorCheck::checkFunction(
       diag(callLoc(*W.InnerSaver), "inside it, '%0' saves the tensor",
            DiagnosticIDs::Note)
           << spelling(*W.InnerSaver, *Result.Context);
+    // The write and the saver are inside a helper, which saves only because
+    // this call hands it a tensor that requires grad.
+    if (W.Through)
+      diag(beginLoc(*W.Through),
+           "'%0' is called here with a tensor that requires grad",
+           DiagnosticIDs::Note)
+          << spelling(*W.Through, *Result.Context);
     if (isa<ReturnStmt>(W.Use))
       diag(beginLoc(*W.Use),
            "the result of forward() is backpropagated by its caller",

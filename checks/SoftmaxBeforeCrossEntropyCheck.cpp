@@ -61,24 +61,7 @@ llvm::SmallVector<const Expr *, 2> forwardReturns(const CallExpr &Forward) {
 Origin agreedOrigin(llvm::ArrayRef<const Expr *> Values,
                     BoundaryAnalysis &Locals, unsigned Depth);
 
-/// The Impl class of a module type: `torch::nn::Softmax` (a holder) or
-/// `torch::nn::SoftmaxImpl`.
-const CXXRecordDecl *implOf(QualType T) {
-  const CXXRecordDecl *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
-  for (int Depth = 0; RD && Depth < 4; ++Depth) {
-    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-        Spec && isModuleHolder(*Spec) && Spec->getTemplateArgs().size() == 1)
-      return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
-    if (RD->getNumBases() != 1)
-      return RD;
-    const CXXRecordDecl *Base =
-        RD->bases_begin()->getType()->getAsCXXRecordDecl();
-    if (!Base || !isModuleHolder(*Base))
-      return RD;
-    RD = Base;
-  }
-  return RD;
-}
+const CXXRecordDecl *implOf(QualType T) { return moduleImplOf(T); }
 
 /// What LibTorch's layer \p Impl outputs: Softmax probabilities, LogSoftmax
 /// log-probabilities, Linear raw scores.

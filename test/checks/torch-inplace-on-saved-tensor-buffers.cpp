@@ -103,3 +103,56 @@ void noGrad(torch::nn::Linear cell) {
   for (int t = 0; t < 10; ++t)
     states[t + 1] = torch::sigmoid(cell(states[t]));
 }
+
+// --- A Sequential whose first layer has weights saves its input -------------
+
+// A staging buffer refilled for the next batch before the backward pass: the
+// first Linear saved the buffer to compute its weight's gradient.
+void stagedInput(torch::Tensor all_x, torch::Tensor all_y) {
+  torch::nn::Sequential net(torch::nn::Linear(20, 64), torch::nn::ReLU(),
+                            torch::nn::Linear(64, 1));
+  auto x_buf = torch::empty({64, 20});
+  x_buf.copy_(all_x);
+  for (int64_t offset = 0; offset < 512; offset += 64) {
+    auto loss = torch::mse_loss(net->forward(x_buf), all_y);
+    if (offset + 64 < 512)
+      x_buf.copy_(all_x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: in-place 'copy_' changes a tensor that 'net' saved for the backward pass
+    // CHECK-MESSAGES: :[[@LINE-4]]:38: note: 'net' saves its input for the backward pass here
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: the backward pass that needs it
+  }
+}
+
+// The same network as a member, registered in the constructor, with named
+// layers; the input normalised in place after the forward.
+struct Regressor : torch::nn::Module {
+  torch::nn::Sequential body{nullptr};
+  Regressor() {
+    body = register_module(
+        "body", torch::nn::Sequential({{"conv", torch::nn::Conv2d(3, 8, 3)},
+                                       {"act", torch::nn::ReLU()}}));
+  }
+  void step(torch::Tensor images) {
+    auto out = body->forward(images);
+    images.mul_(2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: in-place 'mul_' changes a tensor that 'body' saved for the backward pass
+    // CHECK-MESSAGES: :[[@LINE-3]]:22: note: 'body' saves its input for the backward pass here
+    out.sum().backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: note: the backward pass that needs it
+  }
+};
+
+// Negative: a first layer without weights (ReLU of a tensor that requires no
+// grad saves nothing of it), a Sequential handed in (its layers unknown).
+void firstLayerPlain(torch::Tensor all_x, torch::Tensor all_y,
+                     torch::nn::Sequential &given) {
+  torch::nn::Sequential net(torch::nn::ReLU(), torch::nn::Linear(20, 1));
+  auto x_buf = torch::empty({64, 20});
+  auto loss = torch::mse_loss(net->forward(x_buf), all_y);
+  x_buf.copy_(all_x);
+  auto other = torch::empty({64, 20});
+  auto loss2 = torch::mse_loss(given->forward(other), all_y);
+  other.copy_(all_x);
+  (loss + loss2).backward();
+}

@@ -90,3 +90,25 @@ void negatives(Net &net, torch::nn::Linear &model, torch::optim::SGD &opt,
   }
   opt.step();
 }
+
+// A loss helper that saves its residual (pow) and then folds it in place: an
+// error only because the caller hands it a prediction that requires grad.
+torch::Tensor huber(const torch::Tensor &pred, const torch::Tensor &target,
+                    double delta) {
+  auto diff = pred - target;
+  auto quad = 0.5 * diff.pow(2);
+  diff.abs_();
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: in-place 'abs_' changes a tensor that 'pow' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-3]]:26: note: 'pow' saves its input for the backward pass here
+  auto lin = delta * (diff - 0.5 * delta);
+  return torch::where(diff < delta, quad, lin).mean();
+}
+
+void trainHuber(torch::nn::Linear &model, torch::Tensor x, torch::Tensor y) {
+  auto loss = huber(model(x), y, 1.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: note: 'huber' is called here with a tensor that requires grad
+  loss.backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: note: the backward pass that needs it
+  // Data and targets only: nothing was saved.
+  huber(x, y, 1.0).backward();
+}

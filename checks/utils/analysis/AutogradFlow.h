@@ -173,6 +173,26 @@ public:
     /// When Saver is a call of a user function or module: the operation in
     /// its body that saves the tensor.
     const CallExpr *InnerSaver = nullptr;
+    /// When Write and Saver are in the body of a function this one calls
+    /// (a ConditionalWrite of its summary): the call, whose tensor argument
+    /// requires grad.
+    const CallExpr *Through = nullptr;
+  };
+
+  /// An in-place write, in the analysed function, into a tensor that an
+  /// operation saved only because (a tensor computed from) one of the
+  /// function's tensor parameters requires grad, before the function
+  /// returns a value whose backward pass needs it (`auto d = pred - target;
+  /// auto q = d.pow(2); d.abs_(); return (q + d).mean();`): an error at every
+  /// call whose argument for one of those parameters requires grad and whose
+  /// result is backpropagated.
+  struct ConditionalWrite {
+    const Expr *Write = nullptr;
+    const CallExpr *Saver = nullptr;
+    bool SavedOutput = false;
+    /// The parameters (bit i: the tensor parameter at index i) whose
+    /// requiring grad makes Saver save.
+    unsigned Params = 0;
   };
 
   /// A tensor parameter of the analysed function that an operation in it
@@ -242,6 +262,11 @@ public:
   llvm::ArrayRef<SavedParameter> savedParameters() const {
     return Result.SavedParams;
   }
+  /// The in-place writes that break the returned value's backward pass when
+  /// a tensor parameter requires grad (ConditionalWrite).
+  llvm::ArrayRef<ConditionalWrite> conditionalWrites() const {
+    return Result.ConditionalWrites;
+  }
 
 private:
   struct ReturnedValue {
@@ -252,6 +277,7 @@ private:
     const Expr *ReadOut = nullptr;
     const CallExpr *Saver = nullptr;
     llvm::SmallVector<SavedParameter, 1> SavedParams;
+    llvm::SmallVector<ConditionalWrite, 1> ConditionalWrites;
   };
   ReturnedValue Result;
 

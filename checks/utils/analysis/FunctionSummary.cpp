@@ -596,6 +596,8 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
     S.ResultSaver = Flow->resultSaver();
     S.SavedParams.assign(Flow->savedParameters().begin(),
                          Flow->savedParameters().end());
+    S.ConditionalWrites.assign(Flow->conditionalWrites().begin(),
+                               Flow->conditionalWrites().end());
     if (const auto *Read = dyn_cast_or_null<CallExpr>(S.ResultReadOut))
       if (const Expr *Object = callObject(*Read))
         S.ResultReadOutOwnHistory =

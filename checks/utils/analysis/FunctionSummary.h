@@ -94,6 +94,11 @@ struct FunctionSummary {
   /// them before the backward pass makes it throw.
   const CallExpr *ResultSaver = nullptr;
   llvm::SmallVector<AutogradFlow::SavedParameter, 1> SavedParams;
+  /// In-place writes in its body into what an operation saved because a
+  /// tensor parameter requires grad, needed by the result's backward pass
+  /// (AutogradFlow::ConditionalWrite): a call with such an argument whose
+  /// result is backpropagated throws. Not written across files.
+  llvm::SmallVector<AutogradFlow::ConditionalWrite, 1> ConditionalWrites;
   /// The tensor parameters it backpropagates, on every call, without
   /// retaining the graph (`void optimize(Optimizer &opt, Tensor loss) {
   /// ...; loss.backward(); ... }`): a call is a backward pass on the argument.

@@ -923,6 +923,131 @@ bool moduleSavesInput(const CXXRecordDecl *RD) {
       .Default(false);
 }
 
+const CXXRecordDecl *moduleImplOf(QualType T) {
+  const CXXRecordDecl *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
+  for (int Depth = 0; RD && Depth < 4; ++Depth) {
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+        Spec && isModuleHolder(*Spec) && Spec->getTemplateArgs().size() == 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    if (RD->getNumBases() != 1)
+      return RD;
+    const CXXRecordDecl *Base =
+        RD->bases_begin()->getType()->getAsCXXRecordDecl();
+    if (!Base || !isModuleHolder(*Base))
+      return RD;
+    RD = Base;
+  }
+  return RD;
+}
+
+namespace {
+
+/// The layer a Sequential's first constructor argument names: the layer
+/// itself, the first of a list of named layers, or the layer a
+/// NamedAnyModule / AnyModule wraps.
+const Expr *firstLayerOf(const Expr *E) {
+  for (int Depth = 0; E && Depth < 6; ++Depth) {
+    E = E->IgnoreImplicit();
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+      continue;
+    }
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = Temp->getSubExpr();
+      continue;
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      if (Init->getNumInits() == 0)
+        return nullptr;
+      E = Init->getInit(0);
+      continue;
+    }
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
+    if (Construct && Construct->getNumArgs() > 0 && RD && RD->getIdentifier() &&
+        (RD->getName() == "NamedAnyModule" || RD->getName() == "AnyModule")) {
+      E = Construct->getArg(Construct->getNumArgs() - 1);
+      continue;
+    }
+    return E;
+  }
+  return nullptr;
+}
+
+/// The first construction of a Sequential with layers inside \p From.
+const CXXConstructExpr *sequentialConstruction(const Stmt *From,
+                                               const CXXRecordDecl *Impl) {
+  const CXXConstructExpr *Found = nullptr;
+  forEachStmt(From, [&](const Stmt &S) {
+    if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
+        C && !Found && C->getNumArgs() > 0 &&
+        moduleImplOf(C->getType()) == Impl) {
+      // With layers: not `{nullptr}`, a copy, or a holder made from a
+      // pointer to a Sequential.
+      const Expr *First = firstLayerOf(C->getArg(0));
+      const CXXRecordDecl *Layer =
+          First ? moduleImplOf(First->getType()) : nullptr;
+      if (Layer && Layer != Impl && isModuleClass(Layer))
+        Found = C;
+    }
+  });
+  return Found;
+}
+
+} // namespace
+
+const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward) {
+  const CXXRecordDecl *Impl = forwardModuleClass(Forward);
+  if (!Impl || !hasQualifiedName(Impl, {"torch::nn::SequentialImpl"}))
+    return nullptr;
+  const Expr *Object = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Forward))
+    Object = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    Object = Member->getImplicitObjectArgument();
+  const ValueDecl *Entity = moduleObjectEntity(Object);
+  const CXXConstructExpr *Construct = nullptr;
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity))
+    Construct = sequentialConstruction(Var->getInit(), Impl);
+  else if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity)) {
+    Construct = sequentialConstruction(Field->getInClassInitializer(), Impl);
+    // Assigned in the constructors: `net = register_module("net",
+    // torch::nn::Sequential(...))`, or initialised in their member
+    // initialisers; one construction in all of them.
+    const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+    if (!Construct && Class)
+      for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+        const CXXConstructExpr *Here = nullptr;
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (Init->getMember() == Field && Init->isWritten())
+            Here = sequentialConstruction(Init->getInit(), Impl);
+        forEachStmt(Ctor->getBody(), [&](const Stmt &S) {
+          const Expr *LHS = nullptr, *RHS = nullptr;
+          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+            LHS = Op->getArg(0);
+            RHS = Op->getArg(1);
+          } else if (const auto *BO = dyn_cast<BinaryOperator>(&S);
+                     BO && BO->getOpcode() == BO_Assign) {
+            LHS = BO->getLHS();
+            RHS = BO->getRHS();
+          }
+          if (!Here && LHS && moduleObjectEntity(LHS) == Field)
+            Here = sequentialConstruction(RHS, Impl);
+        });
+        // Constructors that build different networks: no first layer known.
+        if (Here && Construct && Here != Construct)
+          return nullptr;
+        if (Here)
+          Construct = Here;
+      }
+  }
+  if (!Construct)
+    return nullptr;
+  return moduleImplOf(firstLayerOf(Construct->getArg(0))->getType());
+}
+
 StringRef lossOpName(const CallExpr &Loss) {
   if (isModuleForwardCall(Loss)) {
     const CXXRecordDecl *Impl = forwardModuleClass(Loss);

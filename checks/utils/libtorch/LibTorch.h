@@ -323,6 +323,19 @@ bool isAffineModuleClass(const CXXRecordDecl *RD);
 /// Conv2dImpl, LSTMImpl, BatchNorm2dImpl, ...).
 bool moduleSavesInput(const CXXRecordDecl *RD);
 
+/// The Impl class of a module type: `torch::nn::Softmax` (a holder, or a
+/// class derived from one) gives torch::nn::SoftmaxImpl; any other class is
+/// its own.
+const CXXRecordDecl *moduleImplOf(QualType T);
+
+/// The first layer's Impl class of the torch::nn::Sequential whose forward
+/// \p Forward runs, when that Sequential is built with its layers in place:
+/// a variable or member constructed with them (`torch::nn::Sequential
+/// net(torch::nn::Linear(4, 3), ...)`, `{{"fc", Linear(4, 3)}, ...}`), or a
+/// member its class's constructors assign once (`net =
+/// register_module("net", torch::nn::Sequential(...))`). Null otherwise.
+const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward);
+
 /// The operation-table spelling of the loss \p Loss computes: the function's
 /// name (cross_entropy, nll_loss, also for an unresolved call in a template),
 /// or for a loss module's forward the function the module applies

@@ -48,6 +48,10 @@ void AutogradFlowBuilder::define(const VarDecl *Var, const void *Site,
     D.RequiresGrad = true;
     DefsChanged = true;
   }
+  if ((V.Params | D.Params) != D.Params) {
+    D.Params |= V.Params;
+    DefsChanged = true;
+  }
   if (V.AddedFromValues && !D.AddedFromValues) {
     D.AddedFromValues = V.AddedFromValues;
     D.AddedValuesRead = V.AddedValuesRead;

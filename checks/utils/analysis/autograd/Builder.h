@@ -37,6 +37,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -144,7 +145,16 @@ private:
   /// Savers (an operation that saved its result, or its operands, for its
   /// backward) and in-place writes, by id.
   std::vector<std::pair<const CallExpr *, bool>> Savers;
-  std::map<std::pair<const CallExpr *, bool>, unsigned> SaverIds;
+  /// By (call, saves its result, the operand a conditional saver saves or
+  /// -1).
+  std::map<std::tuple<const CallExpr *, bool, int>, unsigned> SaverIds;
+  llvm::DenseMap<const CallExpr *, llvm::SmallVector<unsigned, 2>> SaverIdsOf;
+  /// Per saver: 0 when it saves for sure, else the tensor parameters whose
+  /// requiring grad makes it save (Value::Params).
+  std::vector<unsigned> SaverParams;
+  /// For a saver in the body of a function this one calls, whose saving an
+  /// argument of the call that requires grad made certain: the call.
+  llvm::DenseMap<unsigned, const CallExpr *> ThroughCalls;
   /// For a saver that is a call of a user function: the operation in its
   /// body that saves.
   llvm::DenseMap<unsigned, const CallExpr *> InnerSavers;
@@ -287,7 +297,11 @@ private:
                     AutogradFlow::GradientUse Kind);
 
   // --- Saved tensors and in-place writes (SavedTensors.cpp)
-  unsigned saverId(const CallExpr &Call, bool Output);
+  unsigned saverId(const CallExpr &Call, bool Output, unsigned Params = 0,
+                   int Operand = -1);
+  /// At a return: the pending writes into what a conditional saver saved,
+  /// when the returned value needs it (AutogradFlow::ConditionalWrite).
+  void recordConditionalWrites(const Value &Returned);
   /// \p Write writes in place into \p Target: if an operation saved that
   /// tensor for its backward, the backward fails once it needs it.
   void recordWrite(const Expr &Write, const Value &Target);
@@ -314,6 +328,14 @@ private:
   /// says it saves its result or some of its tensor arguments.
   void recordCalleeSaving(const CallExpr &Call, const CallOperands &Ops,
                           const FunctionSummary &Summary, Value &Result);
+  /// A call of a function whose summary has conditional writes
+  /// (FunctionSummary::ConditionalWrites) with an argument that requires
+  /// grad for one of their parameters: the write inside is pending, and the
+  /// result needs what it broke.
+  void recordConditionalCallWrites(const CallExpr &Call,
+                                   const CallOperands &Ops,
+                                   const FunctionSummary &Summary,
+                                   Value &Result);
 };
 
 } // namespace clang::tidy::torch

@@ -197,7 +197,12 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
       recordCalleeSaving(Call, Ops, *Summary, *Summarised);
     return *Summarised;
   }
-  return visitOperation(Call, Ops);
+  Value V = visitOperation(Call, Ops);
+  // A helper that returns what it was handed, changed: what it saved and
+  // wrote into is still needed by the result.
+  if (const FunctionSummary *Summary = summaryAt(Call, Ctx))
+    recordConditionalCallWrites(Call, Ops, *Summary, V);
+  return V;
 }
 
 
@@ -310,7 +315,8 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
       V.History = HistoryEvidence::Evident;
       // A layer with weights saves its input for the weight's gradient
       // (`cell(states[t])`): a later write into that input breaks it.
-      if (moduleSavesInput(forwardModuleClass(Call)))
+      if (moduleSavesInput(forwardModuleClass(Call)) ||
+          moduleSavesInput(sequentialFirstLayer(Call)))
         recordModuleSaving(Call, Ops, V);
       // A module of the user's: what its forward saves.
       else if (const CXXMethodDecl *Forward = objectMethodOf(Call).second)

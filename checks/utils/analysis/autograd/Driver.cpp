@@ -129,9 +129,12 @@ void AutogradFlowBuilder::initialState(State &Entry) {
   State *Saved = S;
   S = &Entry;
   for (const ParmVarDecl *Param : Fn.parameters())
-    if (isTensorValued(Param->getType()))
-      define(Param, Param, Param->getLocation(),
-             outsideValue(Param->getType()));
+    if (isTensorValued(Param->getType())) {
+      Value V = outsideValue(Param->getType());
+      if (Param->getFunctionScopeIndex() < 32)
+        V.Params = 1u << Param->getFunctionScopeIndex();
+      define(Param, Param, Param->getLocation(), V);
+    }
   S = Saved;
 }
 
@@ -192,9 +195,10 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
 }
 
 void AutogradFlowBuilder::recordReturnedSavings(const Value &Returned) {
+  recordConditionalWrites(Returned);
   if (!Out.Result.Saver)
     for (unsigned Id : Returned.SavedBy)
-      if (Savers[Id].second) {
+      if (Savers[Id].second && !SaverParams[Id]) {
         Out.Result.Saver = Savers[Id].first;
         break;
       }
@@ -208,8 +212,11 @@ void AutogradFlowBuilder::recordReturnedSavings(const Value &Returned) {
       continue;
     DefSet By;
     S->Saved.secondsOf(It->second, By);
-    if (!By.empty())
-      Out.Result.SavedParams.push_back({I, Savers[*By.begin()].first});
+    for (unsigned Id : By)
+      if (!SaverParams[Id]) {
+        Out.Result.SavedParams.push_back({I, Savers[Id].first});
+        break;
+      }
   }
 }
 

@@ -86,6 +86,7 @@ Value filterByType(Value V, QualType T) {
     V.History = HistoryEvidence::None;
     V.Backpropagated = false;
     V.RequiresGrad = false;
+    V.Params = 0;
     V.Graph.clear();
     V.Same.clear();
     V.SavedBy.clear();
@@ -245,6 +246,7 @@ Value AutogradFlowBuilder::valueOfFacts(const VarDecl *Var) {
     V.History = std::max(V.History, D.History);
     V.Backpropagated |= D.Backpropagated;
     V.RequiresGrad |= D.RequiresGrad;
+    V.Params |= D.Params;
     if (D.History != HistoryEvidence::None || D.Backpropagated)
       V.Graph.insert(Id);
     if (!V.FromValues) {

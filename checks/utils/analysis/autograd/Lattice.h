@@ -199,9 +199,14 @@ struct Value {
   /// The savers whose result the value is computed from (by differentiable
   /// operations): a backward pass from it needs what they saved.
   DefSet Savers;
+  /// The analysed function's tensor parameters (bit i: the parameter at
+  /// index i, below 32) the value is computed from: it requires grad when
+  /// one of them does (AutogradFlow::ConditionalWrite).
+  unsigned Params = 0;
 
   void join(const Value &Other) {
     History = std::max(History, Other.History);
+    Params |= Other.Params;
     Backpropagated |= Other.Backpropagated;
     RequiresGrad |= Other.RequiresGrad;
     Graph.insertAll(Other.Graph);
@@ -239,6 +244,8 @@ struct Definition {
   bool CarriedOver = false;
   /// The site's value is a leaf that requires grad (Value::RequiresGrad).
   bool RequiresGrad = false;
+  /// Value::Params of the site's value.
+  unsigned Params = 0;
   /// Value::AddedFromValues of the site's value.
   const CallExpr *AddedFromValues = nullptr;
   const Expr *AddedValuesRead = nullptr;

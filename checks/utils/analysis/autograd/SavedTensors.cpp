@@ -32,10 +32,18 @@ bool requiresGrad(const Value &V) {
 
 } // namespace
 
-unsigned AutogradFlowBuilder::saverId(const CallExpr &Call, bool Output) {
-  auto [It, Inserted] = SaverIds.try_emplace({&Call, Output}, Savers.size());
-  if (Inserted)
+unsigned AutogradFlowBuilder::saverId(const CallExpr &Call, bool Output,
+                                      unsigned Params, int Operand) {
+  auto [It, Inserted] =
+      SaverIds.try_emplace({&Call, Output, Operand}, Savers.size());
+  if (Inserted) {
     Savers.push_back({&Call, Output});
+    SaverParams.push_back(Params);
+    SaverIdsOf[&Call].push_back(It->second);
+  } else if (SaverParams[It->second]) {
+    // Saved for sure on one path: no longer conditional.
+    SaverParams[It->second] = Params ? SaverParams[It->second] | Params : 0;
+  }
   return It->second;
 }
 
@@ -53,7 +61,9 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
   if (!Reporting)
     return;
   for (const auto &[WriteId, SaverId] : S->Pending) {
-    if (!Needed.count(SaverId) ||
+    // A saver that saves only if a parameter requires grad: the callers
+    // decide (recordConditionalWrites).
+    if (!Needed.count(SaverId) || SaverParams[SaverId] ||
         !ReportedWrites.insert(Writes[WriteId]).second)
       continue;
     AutogradFlow::InPlaceOnSaved R;
@@ -62,7 +72,24 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
     R.SavedOutput = Savers[SaverId].second;
     R.Use = &Use;
     R.InnerSaver = InnerSavers.lookup(SaverId);
+    R.Through = ThroughCalls.lookup(SaverId);
     Out.InPlaceWrites.push_back(R);
+  }
+}
+
+void AutogradFlowBuilder::recordConditionalWrites(const Value &Returned) {
+  for (const auto &[WriteId, SaverId] : S->Pending) {
+    if (!Returned.Savers.count(SaverId) || !SaverParams[SaverId] ||
+        llvm::any_of(Out.Result.ConditionalWrites, [&](const auto &W) {
+          return W.Write == Writes[WriteId];
+        }))
+      continue;
+    AutogradFlow::ConditionalWrite W;
+    W.Write = Writes[WriteId];
+    W.Saver = Savers[SaverId].first;
+    W.SavedOutput = Savers[SaverId].second;
+    W.Params = SaverParams[SaverId];
+    Out.Result.ConditionalWrites.push_back(W);
   }
 }
 
@@ -155,6 +182,37 @@ void AutogradFlowBuilder::recordModuleSaving(const CallExpr &Call,
   S->Pending.eraseSeconds(DefSet{Id});
 }
 
+void AutogradFlowBuilder::recordConditionalCallWrites(
+    const CallExpr &Call, const CallOperands &Ops,
+    const FunctionSummary &Summary, Value &Result) {
+  if (Summary.ConditionalWrites.empty() || underNoGradGuard(Call))
+    return;
+  const unsigned Shift =
+      isa<CXXOperatorCallExpr>(Call) && !isa<CXXMemberCallExpr>(Call) &&
+              cast<CXXOperatorCallExpr>(Call).getOperator() == OO_Call
+          ? 1
+          : 0;
+  // A write inside the callee into what it saved because an argument
+  // requires grad: this argument does, so the result's backward pass needs
+  // a tensor the call has already changed.
+  for (const AutogradFlow::ConditionalWrite &W : Summary.ConditionalWrites) {
+    bool Requires = false;
+    for (unsigned I = 0; I < 32 && !Requires; ++I)
+      if ((W.Params & (1u << I)) && I + Shift < Ops.Args.size() &&
+          I + Shift < Call.getNumArgs())
+        Requires = requiresGrad(Ops.Args[I + Shift]);
+    if (!Requires)
+      continue;
+    unsigned Id = saverId(*W.Saver, W.SavedOutput);
+    ThroughCalls.try_emplace(Id, &Call);
+    auto [It, Inserted] = WriteIds.try_emplace(W.Write, Writes.size());
+    if (Inserted)
+      Writes.push_back(W.Write);
+    S->Pending.insert(It->second, Id);
+    Result.Savers.insert(Id);
+  }
+}
+
 void AutogradFlowBuilder::recordCalleeSaving(const CallExpr &Call,
                                              const CallOperands &Ops,
                                              const FunctionSummary &Summary,
@@ -182,6 +240,7 @@ void AutogradFlowBuilder::recordCalleeSaving(const CallExpr &Call,
     Result.Savers.insert(Id);
     S->Pending.eraseSeconds(DefSet{Id});
   }
+  recordConditionalCallWrites(Call, Ops, Summary, Result);
   if (Summary.ResultSaver || Summary.ResultSavedElsewhere) {
     unsigned Id = saverId(Call, /*Output=*/true);
     InnerSavers.try_emplace(Id, Summary.ResultSaver);
@@ -206,38 +265,65 @@ void AutogradFlowBuilder::recordSaving(const CallExpr &Call,
     if (isTensorType(T) || T->isDependentType())
       Operands.push_back(&Args[I]);
   }
-  unsigned NeedGrad =
-      llvm::count_if(Operands, [](const Value *V) { return requiresGrad(*V); });
+  // Saved for sure when an operand requires grad; else, when an operand is
+  // computed from a tensor parameter, saved if that parameter requires grad:
+  // a conditional saver, one per saved operand with the parameters that
+  // make it save, which only the function's callers can judge.
   bool Saves = false;
-  auto Save = [&](const Value &Operand) {
-    unsigned Id = saverId(Call, /*Output=*/false);
-    for (unsigned Def : Operand.Same)
-      S->Saved.insert(Def, Id);
-    Saves = true;
-  };
-  for (const Value *Operand : Operands) {
-    const unsigned Others = NeedGrad - (requiresGrad(*Operand) ? 1 : 0);
-    if (((Roles & op::SavesInput) && requiresGrad(*Operand)) ||
-        ((Roles & op::SavesOperands) && Others > 0))
-      Save(*Operand);
-  }
-  if (Saves)
-    Result.Savers.insert(saverId(Call, /*Output=*/false));
-  if ((Roles & op::SavesOutput) && NeedGrad > 0) {
-    unsigned Id = saverId(Call, /*Output=*/true);
-    Result.Same.clear();
-    Result.SavedBy = DefSet{Id};
-    Result.Savers.insert(Id);
-    Saves = true;
+  for (bool Conditional : {false, true}) {
+    auto Needs = [&](const Value *V) {
+      return requiresGrad(*V) || (Conditional && V->Params);
+    };
+    unsigned AllParams = 0;
+    bool AnyNeeds = false;
+    for (const Value *Operand : Operands)
+      if (Needs(Operand)) {
+        AnyNeeds = true;
+        AllParams |= Operand->Params;
+      }
+    for (unsigned K = 0; K < Operands.size(); ++K) {
+      const Value &Operand = *Operands[K];
+      bool Saved = false;
+      unsigned Params = 0;
+      if ((Roles & op::SavesInput) && Needs(&Operand)) {
+        Saved = true;
+        Params |= Operand.Params;
+      }
+      if (Roles & op::SavesOperands)
+        for (unsigned J = 0; J < Operands.size(); ++J)
+          if (J != K && Needs(Operands[J])) {
+            Saved = true;
+            Params |= Operands[J]->Params;
+          }
+      if (!Saved || (Conditional && !Params))
+        continue;
+      unsigned Id = Conditional ? saverId(Call, /*Output=*/false, Params,
+                                          static_cast<int>(K))
+                                : saverId(Call, /*Output=*/false);
+      for (unsigned Def : Operand.Same)
+        S->Saved.insert(Def, Id);
+      Result.Savers.insert(Id);
+      Saves = true;
+    }
+    if ((Roles & op::SavesOutput) && AnyNeeds &&
+        (!Conditional || AllParams)) {
+      unsigned Id =
+          saverId(Call, /*Output=*/true, Conditional ? AllParams : 0);
+      Result.Same.clear();
+      Result.SavedBy = DefSet{Id};
+      Result.Savers.insert(Id);
+      Saves = true;
+    }
+    if (Saves)
+      break;
   }
   if (!Saves)
     return;
   // Executed again (in a loop): writes into what its previous execution
   // saved no longer concern the graph it builds now.
   DefSet Again;
-  for (bool Output : {false, true})
-    if (auto It = SaverIds.find({&Call, Output}); It != SaverIds.end())
-      Again.insert(It->second);
+  for (unsigned Id : SaverIdsOf.lookup(&Call))
+    Again.insert(Id);
   S->Pending.eraseSeconds(Again);
 }
 

@@ -307,6 +307,7 @@ Tensor operator/(const Tensor &, Scalar);
 Tensor operator/(Scalar, const Tensor &);
 Tensor operator==(const Tensor &, Scalar);
 Tensor operator>(const Tensor &, Scalar);
+Tensor operator<(const Tensor &, Scalar);
 
 // Factories and free functions (torch:: re-exports these via `using namespace at`).
 Tensor zeros(std::vector<int64_t>, TensorOptions = {});
@@ -369,6 +370,7 @@ Tensor from_blob(void *data, std::vector<int64_t> sizes, const TensorOptions &op
 Tensor add(const Tensor &, const Tensor &, Scalar alpha = 1);
 Tensor &clamp_(Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
 Tensor squeeze(const Tensor &);
+Tensor where(const Tensor &condition, const Tensor &self, const Tensor &other);
 } // namespace at
 
 namespace torch {
@@ -440,6 +442,8 @@ void backward(const variable_list &tensors, const variable_list &grad_tensors = 
 } // namespace autograd
 
 namespace nn {
+template <typename Contained> class ModuleHolder;
+
 class Module : public std::enable_shared_from_this<Module> {
 public:
   virtual ~Module() = default;
@@ -453,6 +457,7 @@ public:
   virtual void to(c10::Device device, bool non_blocking = false) {}
   virtual void zero_grad(bool set_to_none = false) {}
   template <typename M> std::shared_ptr<M> register_module(std::string, std::shared_ptr<M> m) { return m; }
+  template <typename M> std::shared_ptr<M> register_module(std::string, ModuleHolder<M> m) { return m.ptr(); }
   at::Tensor register_parameter(std::string, at::Tensor t, bool = true) { return t; }
 };
 
@@ -464,6 +469,7 @@ protected:
 
 public:
   ModuleHolder() : impl_(std::make_shared<Contained>()) {}
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}
   template <typename... Args>
   explicit ModuleHolder(Args &&...args) : impl_(std::make_shared<Contained>()) {}
   Contained *operator->() { return impl_.get(); }
@@ -533,6 +539,13 @@ public:
   at::Tensor forward(const at::Tensor &input) { return input; }
 };
 TORCH_MODULE(LogSoftmax);
+
+class ReLUImpl : public Cloneable<ReLUImpl> {
+public:
+  explicit ReLUImpl(bool inplace = false) {}
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(ReLU);
 
 // A layer with its name, as in <torch/nn/modules/container/named_any.h>.
 class NamedAnyModule {
