@@ -80,6 +80,26 @@ void reinforce(torch::nn::Linear &policy) {
   loss.backward();
 }
 
+// An L2 penalty over named_parameters() entries (their value() is the
+// parameter), summed on the host in a helper and added to the loss.
+torch::Tensor l2Penalty(torch::nn::Module &m, double lambda) {
+  double l2 = 0.0;
+  for (const auto &p : m.named_parameters()) {
+    if (p.key().find("bias") != std::string::npos)
+      continue;
+    l2 += p.value().pow(2).sum().item<double>();
+  }
+  return torch::tensor(lambda * l2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: torch::tensor builds a tensor without autograd history from values read out of a tensor that has it
+  // CHECK-MESSAGES: :[[@LINE-4]]:34: note: values read out of a tensor with autograd history here
+}
+
+void trainWithPenalty(torch::nn::Linear model, torch::Tensor x, torch::Tensor y) {
+  auto loss = torch::mse_loss(model(x), y) + l2Penalty(*model, 1e-4);
+  loss.backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the new tensor is a term of the loss backpropagated here; without history it adds a constant, which changes no gradient
+}
+
 // --- Negative twins ---------------------------------------------------------------
 
 // A leaf backpropagated twice through separate graphs; a weight from values.
@@ -178,5 +198,19 @@ void onesTimesConstant(torch::nn::Linear model, torch::Tensor x,
                        torch::Tensor y) {
   auto weight = torch::ones({}) * 0.5;
   auto loss = torch::mse_loss(model(x), y) * weight;
+  loss.backward();
+}
+
+// The penalty kept as a tensor over named_parameters(): the graph is whole.
+torch::Tensor l2PenaltyTensor(torch::nn::Module &m, double lambda) {
+  auto l2 = torch::zeros({});
+  for (const auto &p : m.named_parameters())
+    l2 = l2 + p.value().pow(2).sum();
+  return l2 * lambda;
+}
+
+void trainWithTensorPenalty(torch::nn::Linear model, torch::Tensor x,
+                            torch::Tensor y) {
+  auto loss = torch::mse_loss(model(x), y) + l2PenaltyTensor(*model, 1e-4);
   loss.backward();
 }

@@ -121,6 +121,17 @@ bool keepsEvidence(const CallExpr &Call) {
   }
   if (isDifferentiableCall(Call) || isIValueToTensorCall(Call))
     return true;
+  // `p.value()` on an entry of named_parameters() (torch::OrderedDict<Key,
+  // Tensor>::Item): the tensor itself.
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    if (const CXXMethodDecl *M = Member->getMethodDecl();
+        M && M->getIdentifier() && M->getName() == "value" &&
+        M->getParent()->getIdentifier() &&
+        M->getParent()->getName() == "Item" && isTensorType(Call.getType()))
+      if (const auto *Dict = dyn_cast<ClassTemplateSpecializationDecl>(
+              M->getParent()->getParent());
+          Dict && Dict->getQualifiedNameAsString() == "torch::OrderedDict")
+        return true;
   // std::get<I>(tuple) of a tuple of tensors: an element of the value.
   if (const FunctionDecl *F = Call.getDirectCallee();
       F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&

@@ -429,6 +429,32 @@ struct Example {
 };
 } // namespace data
 
+// What named_parameters() returns: entries with key() and value(), as in
+// <torch/ordered_dict.h>.
+template <typename Key, typename Value> class OrderedDict {
+public:
+  class Item {
+  public:
+    const Key &key() const { return key_; }
+    Value &value() { return value_; }
+    const Value &value() const { return value_; }
+    Value *operator->() { return &value_; }
+
+  private:
+    Key key_;
+    Value value_;
+  };
+  typename std::vector<Item>::iterator begin() { return items_.begin(); }
+  typename std::vector<Item>::iterator end() { return items_.end(); }
+  typename std::vector<Item>::const_iterator begin() const { return items_.begin(); }
+  typename std::vector<Item>::const_iterator end() const { return items_.end(); }
+  std::vector<Value> values() const { return {}; }
+  std::vector<Key> keys() const { return {}; }
+
+private:
+  std::vector<Item> items_;
+};
+
 namespace autograd {
 using Variable = at::Tensor;
 using variable_list = std::vector<Variable>;
@@ -451,6 +477,7 @@ public:
   void eval() {}
   bool is_training() const { return true; }
   std::vector<at::Tensor> parameters(bool recurse = true) const { return {}; }
+  OrderedDict<std::string, at::Tensor> named_parameters(bool recurse = true) const { return {}; }
   virtual void to(c10::Device device, c10::ScalarType dtype,
                   bool non_blocking = false) {}
   virtual void to(c10::ScalarType dtype, bool non_blocking = false) {}
