@@ -159,6 +159,37 @@ std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
   return F;
 }
 
+/// `log(sigmoid(x))` / `sigmoid(x).log()` -> `log_sigmoid(x)`, for a sigmoid
+/// written as a function (LibTorch has no log_sigmoid method).
+std::optional<Fixes> useLogSigmoid(const LibTorchCall &Log, const Expr *Operand,
+                                   const SourceManager &SM,
+                                   const LangOptions &LangOpts) {
+  std::optional<LibTorchCall> Sigmoid = asLibTorchCall(Operand);
+  if (!Sigmoid || Sigmoid->Name != "sigmoid" || Sigmoid->Member ||
+      Sigmoid->Functional)
+    return std::nullopt;
+  SourceLocation NameLoc = calleeNameLoc(Sigmoid->Call);
+  const Expr *Written = Operand->IgnoreImplicit();
+  SourceLocation LogBegin = beginLoc(*Log.Call);
+  SourceLocation LogEnd = endLoc(*Log.Call);
+  SourceLocation OpBegin = beginLoc(*Written);
+  SourceLocation OpEnd = endLoc(*Written);
+  for (SourceLocation L : {NameLoc, LogBegin, LogEnd, OpBegin, OpEnd})
+    if (L.isInvalid() || L.isMacroID())
+      return std::nullopt;
+  SourceLocation AfterOp = Lexer::getLocForEndOfToken(OpEnd, 0, SM, LangOpts);
+  SourceLocation AfterLog = Lexer::getLocForEndOfToken(LogEnd, 0, SM, LangOpts);
+  Fixes F;
+  F.push_back(FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(NameLoc, NameLoc), "log_sigmoid"));
+  if (!Log.Object) // torch::log( ... )
+    F.push_back(FixItHint::CreateRemoval(
+        CharSourceRange::getCharRange(LogBegin, OpBegin)));
+  F.push_back(FixItHint::CreateRemoval(
+      CharSourceRange::getCharRange(AfterOp, AfterLog)));
+  return F;
+}
+
 /// Where a boundary operation is reported: the method name of `x.sqrt()`,
 /// the call of `torch::sqrt(x)`.
 SourceLocation memberOrCallLoc(const LibTorchCall &Op) {
@@ -516,6 +547,18 @@ void MissingEpsilonCheck::Site::checkZeroBoundary(const LibTorchCall &Op,
                                                   StringRef Name,
                                                   op::Boundary Boundary) {
   ReachResult R = Analysis.nearZero(operandOf(Op));
+  // The natural log of a sigmoid: -inf once the sigmoid rounds to 0, and
+  // log_sigmoid is its stable form (as log_softmax is softmax's).
+  if (Name == "log" && R.Sigmoid && R.State == Reach::Guarded) {
+    std::optional<Fixes> Fix;
+    if (CanFix && !R.Through)
+      Fix = useLogSigmoid(Op, operandOf(Op), SM, LangOpts);
+    report(memberOrCallLoc(Op),
+           "log of a sigmoid is -inf where the sigmoid rounds to 0 (inputs "
+           "below about -88 in float32); use log_sigmoid instead",
+           Fix, R.Through);
+    return;
+  }
   if (!flagged(R) || pathExcludesZero(operandOf(Op)))
     return;
   std::optional<Fixes> Fix;

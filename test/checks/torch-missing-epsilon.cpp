@@ -100,7 +100,9 @@ torch::Tensor log_of_softmax(const torch::Tensor &logits) {
 torch::Tensor hand_written_bce(const torch::Tensor &z, const torch::Tensor &y) {
   auto p = torch::sigmoid(z);
   return -(y * torch::log(p) + (1 - y) * torch::log(1 - p));
-  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: log of a value that nothing keeps away from 0 is -inf at 0; add an epsilon to the argument or clamp it
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: log of a sigmoid is -inf where the sigmoid rounds to 0 (inputs below about -88 in float32); use log_sigmoid instead [torch-missing-epsilon]
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: 'p' gets its value here
+  // CHECK-MESSAGES: :[[@LINE-3]]:42: warning: log of a value that nothing keeps away from 0 is -inf at 0; add an epsilon to the argument or clamp it
   // CHECK-FIXES: {{^}}  return -(y * torch::log(p) + (1 - y) * torch::log(1 - p + 1e-8));{{$}}
 }
 
@@ -212,7 +214,8 @@ torch::Tensor guarded(const torch::Tensor &x, const torch::Tensor &y, double eps
   r += torch::sqrt(x.pow(2).sum().clamp(eps));
   r += torch::sqrt(torch::max(x.pow(2).sum(), torch::tensor(eps)));
   r += torch::log(torch::exp(x)) + torch::log(torch::softplus(x));
-  r += torch::log(torch::sigmoid(x)) + x.exp().log() + x.sigmoid().log();
+  r += x.exp().log() + torch::log(torch::sigmoid(x) + 1e-8);
+  r += torch::log_sigmoid(x) + torch::sigmoid(x).sqrt() + x / x.sigmoid();
   r += torch::log(x.softmax(1) + 1e-8);
   r += torch::log(torch::log_softmax(x, 1).exp());
   r += torch::rsqrt(x.var() + eps);
@@ -346,4 +349,18 @@ torch::Tensor ssim_window(std::vector<float> &values) {
   w = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())});
   w = w / w.sum();
   return w;
+}
+
+// The log of a sigmoid: log_sigmoid is its stable form (a sigmoid counts as
+// > 0 everywhere else: sqrt, division).
+torch::Tensor log_of_sigmoid(const torch::Tensor &x) {
+  auto a = torch::log(torch::sigmoid(x));
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log of a sigmoid is -inf where the sigmoid rounds to 0 (inputs below about -88 in float32); use log_sigmoid instead [torch-missing-epsilon]
+  // CHECK-FIXES: {{^}}  auto a = torch::log_sigmoid(x);{{$}}
+  auto b = torch::sigmoid(x * 2).log();
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: log of a sigmoid is -inf
+  // CHECK-FIXES: {{^}}  auto b = torch::log_sigmoid(x * 2);{{$}}
+  auto c = x.sigmoid().log();
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: log of a sigmoid is -inf
+  return a + b + c;
 }

@@ -284,4 +284,24 @@ TEST(MissingEpsilonRanges, SoftplusUnderflowsOnlyFarOut) {
   EXPECT_TRUE(std::isfinite(torch::log(F::softplus(Near)).item<float>()));
 }
 
+// The decision documented for sigmoid: > 0 in practice like softplus, except
+// under log, whose stable form log_sigmoid exists. float32 rounds sigmoid to
+// exactly 0 once exp(-x) overflows (x below about -88): log(sigmoid) is -inf
+// there and its gradient NaN (sigmoid's backward multiplies inf by 0), where
+// log_sigmoid stays finite.
+TEST(MissingEpsilonRanges, LogOfSigmoidIsInfWhereLogSigmoidIsNot) {
+  auto X = torch::tensor({-100.0f}, torch::requires_grad());
+  auto Buggy = torch::log(torch::sigmoid(X));
+  EXPECT_TRUE(std::isinf(Buggy.item<float>()));
+  Buggy.sum().backward();
+  EXPECT_TRUE(anyNonFinite(X.grad()));
+  auto Y = torch::tensor({-100.0f}, torch::requires_grad());
+  auto Fixed = torch::log_sigmoid(Y);
+  EXPECT_TRUE(std::isfinite(Fixed.item<float>()));
+  Fixed.sum().backward();
+  EXPECT_TRUE(allFinite(Y.grad()));
+  EXPECT_TRUE(std::isfinite(
+      torch::log(torch::sigmoid(torch::tensor({-80.0f}))).item<float>()));
+}
+
 } // namespace

@@ -645,8 +645,11 @@ ReachResult BoundaryAnalysis::zeroOperation(const LibTorchCall &C,
                                             unsigned Depth) {
   StringRef Name = C.Name;
   const Expr *X = operandOf(C);
-  if (C.is(op::Positive))
-    return make(Reach::Guarded);
+  if (C.is(op::Positive)) {
+    ReachResult R = make(Reach::Guarded);
+    R.Sigmoid = Name == "sigmoid" && !C.is(op::InPlace);
+    return R;
+  }
   if (isClamp(Name)) {
     const Expr *Min = argumentAfterOperand(C, 0);
     if (!Min || isEmptyOptional(Min))

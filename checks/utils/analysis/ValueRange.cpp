@@ -22,6 +22,7 @@ ValueRange ValueRange::join(const ValueRange &A, const ValueRange &B) {
   if (A.State != B.State)
     R.State = Reach::Unknown;
   R.Softmax = A.Softmax && B.Softmax;
+  R.Sigmoid = A.Sigmoid && B.Sigmoid;
   R.NonNegative = A.NonNegative && B.NonNegative;
   R.Magnitude = A.Magnitude && B.Magnitude;
   R.ReachesOne = A.ReachesOne && B.ReachesOne;

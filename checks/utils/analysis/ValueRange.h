@@ -47,6 +47,10 @@ struct ValueRange {
   const VarDecl *Through = nullptr;
   /// The value is (a view of) a softmax output.
   bool Softmax = false;
+  /// The value is a sigmoid's output: > 0 for every input a network
+  /// produces in practice, but its log has a stable form of its own
+  /// (log_sigmoid), and float32 rounds it to 0 below about -88.
+  bool Sigmoid = false;
   /// The value is detached from the autograd graph, so only the value (not
   /// the gradient) of an operation on it matters.
   bool Detached = false;

@@ -328,6 +328,7 @@ Tensor pow(const Tensor &, const Tensor &);
 Tensor log(const Tensor &);
 Tensor log2(const Tensor &);
 Tensor log10(const Tensor &);
+Tensor log_sigmoid(const Tensor &);
 Tensor exp(const Tensor &);
 Tensor abs(const Tensor &);
 Tensor acos(const Tensor &);
