@@ -246,13 +246,42 @@ bool MissingZeroGradCheck::functionClearsGradients(const FunctionDecl &F,
   return Result;
 }
 
-bool MissingZeroGradCheck::clearsGradients(const Stmt &S, unsigned Depth,
-                                           const ValueDecl *Stepped,
-                                           const Stmt **Other) {
+bool MissingZeroGradCheck::clearsOnlySkippedIterations(
+    const Stmt &Clearing, const Stmt &Loop, const CallExpr &Step,
+    const FunctionDecl &Fn) {
+  const Stmt *Child = &Clearing;
+  for (const Stmt *P = Parents.parentOf(Clearing, Fn); P && Child != &Loop;
+       Child = P, P = Parents.parentOf(*P, Fn)) {
+    const auto *If = dyn_cast<IfStmt>(P);
+    if (!If || (Child != If->getThen() && Child != If->getElse()))
+      continue;
+    // The branch ends by leaving the iteration.
+    const Stmt *Last = Child;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Child))
+      Last = Block->body_empty() ? nullptr : Block->body_back();
+    if (!Last || !isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(
+                     Last->IgnoreContainers()) &&
+                     !isa<CXXThrowExpr>(Last->IgnoreContainers()))
+      continue;
+    // ... and the step is not in it.
+    bool HoldsStep = false;
+    forEachStmt(Child, [&](const Stmt &S) { HoldsStep |= &S == &Step; });
+    if (!HoldsStep)
+      return true;
+  }
+  return false;
+}
+
+bool MissingZeroGradCheck::clearsGradients(
+    const Stmt &S, unsigned Depth, const ValueDecl *Stepped,
+    const Stmt **Other, llvm::function_ref<bool(const Stmt &)> Skipped) {
   bool Found = false;
   const SourceManager &SM = *CurrentSM;
   forEachStmt(&S, [&](const Stmt &Child) {
     if (Found)
+      return;
+    if ((isGradientClearing(Child) || isa<CallExpr>(Child)) && Skipped &&
+        Skipped(Child))
       return;
     if (isGradientClearing(Child)) {
       if (mayClearFor(Child, Stepped))
@@ -470,9 +499,35 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *OtherClearing = nullptr;
   const ValueDecl *Stepped =
       callObject(*Step) ? moduleObjectEntity(callObject(*Step)) : nullptr;
-  if (clearsGradients(*Loop, 0, Stepped, &OtherClearing) ||
+  // Clearings only on the iterations that skip the step (a branch that
+  // clears and continues) leave every other iteration accumulating.
+  const Stmt *SkippedClearing = nullptr;
+  auto Skipped = [&](const Stmt &Clearing) {
+    if (!clearsOnlySkippedIterations(Clearing, *Loop, *Step, *Fn))
+      return false;
+    if (!SkippedClearing && (isGradientClearing(Clearing) ||
+                             clearsGradients(Clearing, 0, Stepped)))
+      SkippedClearing = &Clearing;
+    return true;
+  };
+  if (clearsGradients(*Loop, 0, Stepped, &OtherClearing, Skipped) ||
       !ReportedLoops.insert(Loop).second)
     return;
+
+  if (SkippedClearing) {
+    diag(beginLoc(*Step),
+         "optimizer step in a training loop that clears gradients only on "
+         "iterations that skip the step: each backward() that reaches the "
+         "step adds to the gradients of all earlier iterations; call "
+         "zero_grad() in every iteration before backward()");
+    diag(beginLoc(*SkippedClearing),
+         "gradients are cleared only here, on a path that leaves the "
+         "iteration",
+         DiagnosticIDs::Note);
+    diag(beginLoc(*Backward), "gradients accumulate across iterations here",
+         DiagnosticIDs::Note);
+    return;
+  }
 
   if (OtherClearing) {
     // The backward pass nearest before the step.

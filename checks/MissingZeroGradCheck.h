@@ -47,9 +47,17 @@ private:
   /// True if \p S clears gradients, directly or in a helper; with \p
   /// Stepped, only a direct clearing that may reach that optimizer's
   /// gradients counts, and \p Other gets the first one that does not.
-  bool clearsGradients(const Stmt &S, unsigned Depth,
-                       const ValueDecl *Stepped = nullptr,
-                       const Stmt **Other = nullptr);
+  /// With \p Skipped, clearings for which it returns true do not count.
+  bool clearsGradients(
+      const Stmt &S, unsigned Depth, const ValueDecl *Stepped = nullptr,
+      const Stmt **Other = nullptr,
+      llvm::function_ref<bool(const Stmt &)> Skipped = nullptr);
+  /// True if \p Clearing (in \p Loop of \p Fn) is in a branch that leaves
+  /// the iteration (`if (!finite) { opt.zero_grad(); continue; }`) and
+  /// \p Step is not: the iterations that reach the step do not clear.
+  bool clearsOnlySkippedIterations(const Stmt &Clearing, const Stmt &Loop,
+                                   const CallExpr &Step,
+                                   const FunctionDecl &Fn);
   bool functionClearsGradients(const FunctionDecl &F, unsigned Depth);
   void forgetTranslationUnit();
 
