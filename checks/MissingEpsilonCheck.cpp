@@ -326,6 +326,8 @@ public:
   /// acos, asin of a value that can reach -1 or 1.
   void checkUnitBoundary(const LibTorchCall &Op, StringRef Name);
   /// sqrt, rsqrt, log, pow of a value that can reach 0.
+  /// rsqrt and pow with a negative exponent: a division by their operand.
+  void checkReciprocal(const LibTorchCall &Op, op::Boundary Boundary);
   void checkZeroBoundary(const LibTorchCall &Op, StringRef Name,
                          op::Boundary Boundary);
 
@@ -461,6 +463,49 @@ void MissingEpsilonCheck::Site::checkDivision(const Expr *Numerator,
   noteThrough(Info.Through);
 }
 
+void MissingEpsilonCheck::Site::checkReciprocal(const LibTorchCall &Op,
+                                                op::Boundary Boundary) {
+  // rsqrt(x) and pow(x, -k) divide by x: a denominator that division would
+  // report (a sum or mean of values nothing is known about, a norm, ...) is
+  // reported here too (`deg.pow(-0.5)` of a graph's degrees, 0 for an
+  // isolated node).
+  const Expr *Operand = operandOf(Op);
+  StringRef Form;
+  if (Boundary == op::RsqrtBoundary) {
+    Form = "rsqrt";
+  } else if (Boundary == op::PowBoundary) {
+    const Expr *Exponent = argumentAfterOperand(Op, 0);
+    std::optional<PowExponent> E =
+        Exponent ? classifyExponent(Exponent, Analysis) : std::nullopt;
+    if (!E || *E != PowExponent::Negative)
+      return;
+    Form = "pow with a negative exponent";
+  } else {
+    return;
+  }
+  const Expr *D = stripImplicit(Operand);
+  if (!D || (!isTensorType(D->getType()) && !D->isTypeDependent()))
+    return;
+  DenominatorInfo Info = Analysis.denominator(Operand);
+  if (Info.What.empty() || Info.Guarded ||
+      (Info.OperandUnknown && !Check.StrictMode))
+    return;
+  std::optional<Fixes> Fix;
+  if (CanFix && Info.NonNegative && canFixOperand(Op, Operand))
+    Fix = addEpsilon(Operand, Op.Object != nullptr, Check.EpsilonLiteral, SM,
+                     LangOpts);
+  {
+    auto Diag = Check.diag(memberOrCallLoc(Op),
+                           "%0 of %1 that can be 0 is infinite at 0; add an "
+                           "epsilon to the argument or clamp it")
+                << Form << Info.What;
+    if (Fix)
+      for (const FixItHint &H : *Fix)
+        Diag << H;
+  }
+  noteThrough(Info.Through);
+}
+
 void MissingEpsilonCheck::Site::checkUnitBoundary(const LibTorchCall &Op,
                                                   StringRef Name) {
   const Expr *Operand = operandOf(Op);
@@ -559,8 +604,12 @@ void MissingEpsilonCheck::Site::checkZeroBoundary(const LibTorchCall &Op,
            Fix, R.Through);
     return;
   }
-  if (!flagged(R) || pathExcludesZero(operandOf(Op)))
+  if (pathExcludesZero(operandOf(Op)))
     return;
+  if (!flagged(R)) {
+    checkReciprocal(Op, Boundary);
+    return;
+  }
   std::optional<Fixes> Fix;
   std::string Message = zeroMessage(Op, Name, Boundary, R, Fix);
   if (!Message.empty())

@@ -232,3 +232,31 @@ torch::Tensor path_look_alikes(const torch::Tensor &w, const torch::Tensor &x,
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: sqrt of a value that nothing keeps away from 0
   // CHECK-FIXES: {{^}}  return r + torch::sqrt(x.norm() + 1e-8);{{$}}
 }
+
+// --- rsqrt and negative powers divide by their operand --------------------------
+
+// GCN normalisation: an isolated node has degree 0, and D^-1/2 is infinite.
+torch::Tensor gcn_norm(const torch::Tensor &adj, const torch::Tensor &x) {
+  auto deg = adj.sum(1);
+  auto d_inv_sqrt = deg.pow(-0.5);
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: pow with a negative exponent of a sum that can be 0 is infinite at 0; add an epsilon to the argument or clamp it [torch-missing-epsilon]
+  // CHECK-MESSAGES: :[[@LINE-3]]:14: note: 'deg' gets its value here
+  auto inv = torch::pow(adj.sum(0), -1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: pow with a negative exponent of a sum that can be 0 is infinite at 0
+  auto r = x.norm().rsqrt();
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: rsqrt of a value that nothing keeps away from 0 is infinite at 0
+  // CHECK-FIXES: {{^}}  auto r = (x.norm() + 1e-8).rsqrt();{{$}}
+  return d_inv_sqrt * inv * r;
+}
+
+// Negative twins: guarded, clamped, a sum of positive values, a positive power.
+torch::Tensor gcn_norm_quiet(const torch::Tensor &adj, const torch::Tensor &x,
+                             double eps) {
+  auto deg = adj.sum(1);
+  auto a = (deg + eps).pow(-0.5);
+  auto b = deg.clamp_min(1).pow(-0.5);
+  auto c = x.exp().sum(1).rsqrt();
+  auto d = deg.pow(2);
+  auto e = torch::rsqrt(x.var() + 1e-5);
+  return a + b + c + d + e;
+}
