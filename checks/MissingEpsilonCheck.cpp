@@ -510,6 +510,11 @@ void MissingEpsilonCheck::Site::checkUnitBoundary(const LibTorchCall &Op,
                                                   StringRef Name) {
   const Expr *Operand = operandOf(Op);
   ReachResult R = Analysis.nearUnit(Operand);
+  // A value computed here and handed to acos/asin is meant to be a cosine
+  // (`(trace - 1) / 2` of a rotation, `dot / (na * nb)` by hand): nothing
+  // keeps it inside, and rounding takes it past -1 or 1.
+  if (R.State == Reach::Unknown && Analysis.computedHere(Operand))
+    R.State = Reach::Reaches;
   if (!flagged(R) || gradientOnly(R))
     return;
   std::optional<Fixes> Fix;

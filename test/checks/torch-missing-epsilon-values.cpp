@@ -245,3 +245,25 @@ torch::Tensor featureNormEps(const std::vector<torch::Tensor> &feats) {
     sq = sq + f.pow(2).sum(1);
   return torch::sqrt(sq + 1e-8);
 }
+
+// --- acos/asin of a value computed here ------------------------------------------
+
+// A value computed by tensor arithmetic and handed to acos is meant to be a
+// cosine: the geodesic distance of two rotations, (trace(R1^T R2) - 1) / 2,
+// is 1 for equal rotations (and rounds past it).
+torch::Tensor geodesic(const torch::Tensor &r1, const torch::Tensor &r2) {
+  auto m = torch::bmm(r1.transpose(1, 2), r2);
+  auto tr = m.diagonal(0, 1, 2).sum(-1);
+  auto cos = (tr - 1) / 2;
+  return torch::acos(cos).mean();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: acos of a value that nothing keeps inside (-1, 1) has an infinite gradient at -1 and 1; clamp the argument to [-1 + eps, 1 - eps] [torch-missing-epsilon]
+  // CHECK-MESSAGES: :[[@LINE-3]]:14: note: 'cos' gets its value here
+}
+
+// Negative twins: clamped inside, scaled below 1, a parameter as it is.
+torch::Tensor geodesic_quiet(const torch::Tensor &r1, const torch::Tensor &r2,
+                             const torch::Tensor &given) {
+  auto tr = torch::bmm(r1.transpose(1, 2), r2).diagonal(0, 1, 2).sum(-1);
+  auto cos = ((tr - 1) / 2).clamp(-1 + 1e-6, 1 - 1e-6);
+  return torch::acos(cos) + torch::asin((tr - 1) * 0.4999) + torch::acos(given);
+}

@@ -502,6 +502,32 @@ ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
   return zero(E, 0);
 }
 
+bool BoundaryAnalysis::computedHere(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth || !isTensorTyped(E))
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        VD->getType()->isReferenceType())
+      return false;
+    llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
+    return !Defs.empty() && llvm::all_of(Defs, [&](const Expr *D) {
+      return D != E && computedHere(D, Depth + 1);
+    });
+  }
+  if (asArithmetic(E))
+    return true;
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    if (isValuePreserving(C->Name) || isDetach(C->Name))
+      return computedHere(operandOf(*C), Depth + 1);
+    // A matrix product of vectors not normalised (unit() knows normalised
+    // ones) is not a cosine.
+    return !C->is(op::InPlace) && !C->is(op::UnitSum);
+  }
+  return false;
+}
+
 ReachResult BoundaryAnalysis::nearUnit(const Expr *E) {
   Visiting.clear();
   StepsLeft = MaxSteps;

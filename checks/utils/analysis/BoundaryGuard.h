@@ -88,6 +88,13 @@ public:
   /// built from one (`-1 + eps`, `1 - kEps`).
   bool mentionsEpsilon(const Expr *E) const;
 
+  /// True if \p E is computed in the function by tensor arithmetic or
+  /// LibTorch operations (through local variables, on every definition):
+  /// not a parameter, a member, a global or a user function's result as it
+  /// is. For acos/asin: such a value is meant to be a cosine, and nothing
+  /// keeps it inside (-1, 1).
+  bool computedHere(const Expr *E, unsigned Depth = 0);
+
 private:
   ReachResult zero(const Expr *E, unsigned Depth);
   /// zero() of `a + b`, `a - b`, `a * b`, `a / b` in any spelling.

@@ -220,6 +220,7 @@ public:
   Tensor sqrt() const { return *this; }
   Tensor rsqrt() const { return *this; }
   Tensor pow(Scalar) const { return *this; }
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const { return *this; }
   Tensor pow(const Tensor &) const { return *this; }
   Tensor log() const { return *this; }
   Tensor log2() const { return *this; }
@@ -350,6 +351,7 @@ Tensor relu(const Tensor &);
 Tensor &relu_(Tensor &);
 Tensor mul(const Tensor &, const Tensor &);
 Tensor mm(const Tensor &, const Tensor &);
+Tensor bmm(const Tensor &, const Tensor &);
 Tensor mse_loss(const Tensor &input, const Tensor &target, int64_t reduction = 1);
 Tensor nll_loss(const Tensor &input, const Tensor &target);
 Tensor cross_entropy_loss(const Tensor &input, const Tensor &target);
