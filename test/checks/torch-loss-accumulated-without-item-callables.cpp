@@ -186,3 +186,46 @@ void memberLoggerItems(torch::nn::Linear model, torch::optim::SGD &opt,
   };
   fitWithCallbacks(model, opt, x, cb);
 }
+
+// --- The same in a template loop: the member is called with a dependent loss --------
+
+struct EpochHooks {
+  std::function<void(int, const torch::Tensor &)> after_step;
+  std::function<void(int)> after_epoch;
+};
+
+template <typename Model>
+void fitAny(Model &model, torch::optim::SGD &opt, torch::Tensor x,
+            EpochHooks &hooks) {
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    opt.step();
+    hooks.after_step(step, loss);
+  }
+}
+
+void templateLoopHooks(torch::nn::Linear model, torch::optim::SGD &opt,
+                       torch::Tensor x) {
+  std::vector<torch::Tensor> history;
+  EpochHooks hooks;
+  hooks.after_step = [&history](int, const torch::Tensor &loss) {
+    history.push_back(loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into 'history' keeps every training iteration's graph alive
+    // CHECK-MESSAGES: :[[@LINE-11]]:5: note: called from a training loop with a tensor that has autograd history here
+    // CHECK-FIXES: {{^}}    history.push_back(loss.detach());{{$}}
+  };
+  fitAny(model, opt, x, hooks);
+}
+
+// Negative: the hook of the template loop keeps numbers.
+void templateLoopHookItems(torch::nn::Linear model, torch::optim::SGD &opt,
+                           torch::Tensor x) {
+  std::vector<float> history;
+  EpochHooks hooks;
+  hooks.after_step = [&history](int, const torch::Tensor &loss) {
+    history.push_back(loss.item<float>());
+  };
+  fitAny(model, opt, x, hooks);
+}

@@ -113,11 +113,11 @@ public:
         if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
           ParamCalls.push_back({Call, F, P});
       // A callable member of any object called (`cfg.validate()`,
-      // `cb.on_batch_end(step, loss)`), and the values assigned to such a
-      // member anywhere (`cfg.validate = [&] {...};`).
+      // `cb.on_batch_end(step, loss)`; in a template, with arguments of
+      // dependent type, a plain call of the member), and the values
+      // assigned to such a member anywhere (`cfg.validate = [&] {...};`).
       if (const auto *Member = dyn_cast_or_null<MemberExpr>(
-              Callee && isa<CXXOperatorCallExpr>(Call) ? stripImplicit(Callee)
-                                                       : nullptr))
+              Callee ? stripImplicit(Callee) : nullptr))
         if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
           FieldCalls.push_back({Call, F, Field});
       if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
