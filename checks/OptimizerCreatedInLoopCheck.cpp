@@ -432,6 +432,15 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
   bool Local = isa<DeclStmt>(C.At);
   bool Returned = false;
   bool UnderCondition = false;
+  // A member of the method's object it replaces (`opt_ =
+  // std::make_unique<torch::optim::Adam>(...)`, `opt_.reset(new ...)`): a
+  // new optimizer for the object on every call.
+  auto IsOwnMember = [](const Expr *E) {
+    const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
+                                                    : nullptr);
+    return ME && isa<FieldDecl>(ME->getMemberDecl()) &&
+           isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
+  };
   for (const Stmt *P = Parents.parentOf(*C.At, Fn); P && P != Lambda;
        P = Parents.parentOf(*P, Fn)) {
     if (isa<LambdaExpr>(P))
@@ -439,6 +448,24 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
     if (isa<IfStmt, SwitchCase, ConditionalOperator, BinaryConditionalOperator>(
             P))
       UnderCondition = true;
+    if (!Local && !Returned && !Lambda) {
+      const Expr *Target = nullptr;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+          Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+        Target = Op->getArg(0);
+      else if (const auto *BO = dyn_cast<BinaryOperator>(P);
+               BO && BO->getOpcode() == BO_Assign)
+        Target = BO->getLHS();
+      else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P);
+               MC && MC->getMethodDecl() &&
+               MC->getMethodDecl()->getIdentifier() &&
+               MC->getMethodDecl()->getName() == "reset")
+        Target = MC->getImplicitObjectArgument();
+      if (Target && IsOwnMember(Target)) {
+        Local = true; // Stored in the object, anew on every call.
+        continue;
+      }
+    }
     if (!Local && !Returned && isa<Expr>(P))
       continue;
     // `return torch::optim::Adam(model->parameters(), ...);`, a factory.

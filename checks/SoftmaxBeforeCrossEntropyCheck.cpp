@@ -172,7 +172,12 @@ Scores scoresOfSequential(const CallExpr &Forward) {
     return Construct ? Construct->getArg(Construct->getNumArgs() - 1)
                      : nullptr;
   };
-  const Expr *Last = ConstructedLast(Init);
+  // Built in place with its layers: a variable, a member's default
+  // initialiser, or a member its class's constructors assign
+  // (`net = register_module("net", torch::nn::Sequential(...))`).
+  const CXXConstructExpr *InPlace = sequentialConstructionOf(Forward);
+  const Expr *Last =
+      InPlace ? InPlace->getArg(InPlace->getNumArgs() - 1) : nullptr;
   // Made by a factory of the user's code (`auto model = build_model(...)`):
   // what every return of it builds, in place or in a local it returns.
   if (const auto *Factory = dyn_cast_or_null<CallExpr>(stripImplicit(Init));

@@ -258,3 +258,57 @@ void lambda_factory_once(Net &model, const Batches &data) {
     opt.step();
   }
 }
+
+// --- A method that replaces a member optimizer, called every epoch ----------------
+
+class EpochTrainer {
+public:
+  void resetOptimizer(double lr) {
+    opt_ = std::make_unique<torch::optim::Adam>(
+        model_->parameters(), torch::optim::AdamOptions(lr));
+    // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: optimizer constructed in a function called inside the training loop starts from fresh state on every iteration (moments, momentum buffers, step count); construct it once before the loop and pass it in [torch-optimizer-created-in-loop]
+  }
+  void restartIfMissing(double lr) {
+    if (!opt_)
+      opt_ = std::make_unique<torch::optim::Adam>(
+          model_->parameters(), torch::optim::AdamOptions(lr));
+  }
+  void run(int epochs) {
+    double lr = 1e-2;
+    for (int e = 0; e < epochs; ++e) {
+      resetOptimizer(lr);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: note: called inside the training loop here
+      restartIfMissing(lr);
+      lr *= 0.9;
+      opt_->zero_grad();
+      model_->forward(torch::randn({8, 4})).sum().backward();
+      opt_->step();
+    }
+  }
+
+private:
+  torch::nn::Linear model_{4, 1};
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: note: its parameters come from 'model_', which outlives the loop
+  std::unique_ptr<torch::optim::Adam> opt_;
+};
+
+// Negative: the same method called once, before the loop.
+class OnceEpochTrainer {
+public:
+  void resetOptimizer(double lr) {
+    opt_ = std::make_unique<torch::optim::Adam>(
+        model_->parameters(), torch::optim::AdamOptions(lr));
+  }
+  void run(int epochs) {
+    resetOptimizer(1e-2);
+    for (int e = 0; e < epochs; ++e) {
+      opt_->zero_grad();
+      model_->forward(torch::randn({8, 4})).sum().backward();
+      opt_->step();
+    }
+  }
+
+private:
+  torch::nn::Linear model_{4, 1};
+  std::unique_ptr<torch::optim::Adam> opt_;
+};

@@ -36,7 +36,36 @@ void memberSequential(Classifier &model, torch::Tensor x, torch::Tensor y) {
   loss.backward();
 }
 
+// A Sequential member registered in the constructor, ending in Softmax.
+struct RegisteredHead : torch::nn::Module {
+  RegisteredHead() {
+    net = register_module("net", torch::nn::Sequential(torch::nn::Linear(16, 4),
+                                                       torch::nn::Softmax(1)));
+  }
+  torch::Tensor forward(torch::Tensor x) { return net->forward(x); }
+  torch::nn::Sequential net{nullptr};
+};
+void registeredSequential(RegisteredHead &model, torch::Tensor x, torch::Tensor y) {
+  auto loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: cross_entropy applied to softmax output applies softmax twice
+  // CHECK-MESSAGES: :[[@LINE-6]]:51: note: softmax applied here
+  loss.backward();
+}
+
 // --- Negative twins ---------------------------------------------------------------
+
+// Registered in the constructor, ending in Linear: logits.
+struct RegisteredLogits : torch::nn::Module {
+  RegisteredLogits() {
+    net = register_module("net", torch::nn::Sequential(torch::nn::Softmax(1),
+                                                       torch::nn::Linear(16, 4)));
+  }
+  torch::Tensor forward(torch::Tensor x) { return net->forward(x); }
+  torch::nn::Sequential net{nullptr};
+};
+void registeredLogits(RegisteredLogits &model, torch::Tensor x, torch::Tensor y) {
+  torch::nn::functional::cross_entropy(model.forward(x), y).backward();
+}
 
 void sequentialLogits(torch::Tensor x, torch::Tensor y) {
   torch::nn::Sequential net(torch::nn::Linear(4, 3), torch::nn::Linear(3, 3));

@@ -998,6 +998,12 @@ const CXXConstructExpr *sequentialConstruction(const Stmt *From,
 } // namespace
 
 const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward) {
+  const CXXConstructExpr *Construct = sequentialConstructionOf(Forward);
+  return Construct ? moduleImplOf(firstLayerOf(Construct->getArg(0))->getType())
+                   : nullptr;
+}
+
+const CXXConstructExpr *sequentialConstructionOf(const CallExpr &Forward) {
   const CXXRecordDecl *Impl = forwardModuleClass(Forward);
   if (!Impl || !hasQualifiedName(Impl, {"torch::nn::SequentialImpl"}))
     return nullptr;
@@ -1043,9 +1049,7 @@ const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward) {
           Construct = Here;
       }
   }
-  if (!Construct)
-    return nullptr;
-  return moduleImplOf(firstLayerOf(Construct->getArg(0))->getType());
+  return Construct;
 }
 
 StringRef lossOpName(const CallExpr &Loss) {

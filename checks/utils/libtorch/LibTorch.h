@@ -336,6 +336,10 @@ const CXXRecordDecl *moduleImplOf(QualType T);
 /// register_module("net", torch::nn::Sequential(...))`). Null otherwise.
 const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward);
 
+/// The construction of that Sequential, with its layers (see
+/// sequentialFirstLayer); null otherwise.
+const CXXConstructExpr *sequentialConstructionOf(const CallExpr &Forward);
+
 /// The operation-table spelling of the loss \p Loss computes: the function's
 /// name (cross_entropy, nll_loss, also for an unresolved call in a template),
 /// or for a loss module's forward the function the module applies
