@@ -151,6 +151,16 @@ EvalModeNotRestoredCheck::factsOf(const FunctionDecl &Fn) {
             Model = moduleObjectEntity(Call->getArg(Index + First));
         } else if (isa<FieldDecl>(E.Model) && isCallOnThis(*Call)) {
           Model = E.Model;
+        } else if (const auto *Field = dyn_cast<FieldDecl>(E.Model);
+                   Field && IsLambda) {
+          // A lambda that captured `this` (a std::function member's default
+          // initialiser, one made in a method): called from a method of the
+          // same class, it acts on this object's member.
+          const auto *Method = dyn_cast<CXXMethodDecl>(&Fn);
+          if (Method && !Method->isStatic() &&
+              Method->getParent()->getCanonicalDecl() ==
+                  Field->getParent()->getCanonicalDecl())
+            Model = E.Model;
         }
         if (!Model)
           continue;

@@ -218,3 +218,45 @@ void callbackOnLocalModel(torch::optim::SGD &opt, const std::vector<torch::Tenso
       cb(epoch);
   }
 }
+
+// --- A std::function member initialised with a lambda that captured `this` ---------
+
+struct MemberValidator {
+  torch::nn::Linear model{4, 1};
+  torch::optim::SGD opt{model->parameters(), 0.1};
+  std::function<double()> validate = [this] {
+    model->eval();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it
+    // CHECK-MESSAGES: :[[@LINE+19]]:7: note: evaluation mode set by this call inside the training loop
+    // CHECK-MESSAGES: :[[@LINE+15]]:9: note: trained here without train() on some path since
+    torch::NoGradGuard guard;
+    return model->forward(torch::ones({1, 4})).item<double>();
+  };
+  std::function<double()> validateAndRestore = [this] {
+    model->eval();
+    double v = model->forward(torch::ones({1, 4})).item<double>();
+    model->train();
+    return v;
+  };
+  void fit(const std::vector<torch::Tensor> &xs) {
+    model->train();
+    for (int epoch = 0; epoch < 10; ++epoch) {
+      for (const auto &x : xs) {
+        opt.zero_grad();
+        model->forward(x).sum().backward();
+        opt.step();
+      }
+      validate();
+    }
+  }
+  void fitRestored(const std::vector<torch::Tensor> &xs) {
+    for (int epoch = 0; epoch < 10; ++epoch) {
+      for (const auto &x : xs) {
+        opt.zero_grad();
+        model->forward(x).sum().backward();
+        opt.step();
+      }
+      validateAndRestore();
+    }
+  }
+};
