@@ -98,3 +98,37 @@ void loggedOnly(torch::nn::Linear critic, torch::Tensor s,
   log.push_back(st);
   critic(s).sum().backward();
 }
+
+// --- A member a method fills with read-out values, rebuilt in another method --------
+
+struct Agent {
+  torch::nn::Linear policy{4, 2};
+  torch::optim::Adam opt{policy->parameters(), 1e-3};
+  std::vector<float> log_probs_;
+  std::vector<float> rewards_;
+  std::vector<double> seen_;
+  int act(const torch::Tensor &s) {
+    auto logp = torch::log_softmax(policy(s), -1);
+    float lp = logp[0].item<float>();
+    log_probs_.push_back(lp);
+    seen_.push_back(s.sum().item<double>());
+    return 0;
+  }
+  void finishEpisode() {
+    auto lp = torch::tensor(log_probs_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: torch::tensor builds a tensor without autograd history from values read out of a tensor that has it
+    // CHECK-MESSAGES: :[[@LINE-8]]:24: note: values read out of a tensor with autograd history here
+    auto loss = -(lp * torch::tensor(rewards_)).sum();
+    opt.zero_grad();
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: the new tensor is backpropagated here, with no other autograd history
+    opt.step();
+  }
+  // Negative: values of the inputs (no history), and rewards the caller gives.
+  void finishQuiet(torch::Tensor scores) {
+    auto loss = (scores * torch::tensor(seen_)).sum() * torch::tensor(rewards_).mean();
+    loss.backward();
+  }
+  // Negative: the read-out values only logged.
+  double meanLogProb() { return torch::tensor(log_probs_).mean().item<double>(); }
+};

@@ -38,6 +38,13 @@ struct TranslationUnitState {
   llvm::DenseMap<Key, std::unique_ptr<FunctionSummary>> External;
   /// lambdaReadOut per lambda call operator (null while being computed).
   llvm::DenseMap<Key, std::optional<const Expr *>> LambdaReadOuts;
+  /// readOutStoredIn: per class of the user's, its host-value members that
+  /// a method fills with values read out of a tensor with history, and the
+  /// read; computed on first use.
+  llvm::DenseMap<const CXXRecordDecl *,
+                 llvm::DenseMap<const FieldDecl *, const Expr *>>
+      ReadOutMembers;
+  bool ComputingReadOutMembers = false;
 };
 
 TranslationUnitState &state() {
@@ -610,6 +617,8 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
 
 void FunctionSummary::forgetTranslationUnit() {
   TranslationUnitState &State = state();
+  State.ReadOutMembers.clear();
+  State.ComputingReadOutMembers = false;
   State.Summaries.clear();
   State.Depth = 0;
   State.IndexedContext = nullptr;
@@ -747,6 +756,121 @@ bool containsTraining(const Stmt &S, ASTContext &Ctx) {
         Found = trainsAt(*Call, Ctx);
   });
   return Found;
+}
+
+namespace {
+
+/// The field of `this` that \p E names (`log_probs_`, `this->values`).
+const FieldDecl *ownField(const Expr *E) {
+  const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
+                                                  : nullptr);
+  if (!ME || !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(ME->getMemberDecl());
+}
+
+/// A host value: arithmetic, or a standard container of such (nested too).
+bool isHostValueType(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (T->isArithmeticType())
+    return true;
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return isHostValueType(Spec->getTemplateArgs()[0].getAsType());
+}
+
+/// The call that reads values out of a tensor in \p E, through one local
+/// variable's initialiser (`float lp = log_p.item<float>(); v.push_back(lp);`).
+const CallExpr *valueReadIn(const Expr *E, unsigned Depth = 0) {
+  const CallExpr *Read = nullptr;
+  forEachStmt(E, [&](const Stmt &S) {
+    if (Read)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(&S);
+        Call && isTensorValueReadCall(*Call))
+      Read = Call;
+    else if (const auto *Ref = dyn_cast<DeclRefExpr>(&S); Ref && Depth == 0)
+      if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+          VD && VD->isLocalVarDecl() && VD->getInit())
+        Read = valueReadIn(VD->getInit(), Depth + 1);
+  });
+  return Read;
+}
+
+} // namespace
+
+const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
+  TranslationUnitState &State = state();
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field.getParent());
+  if (!Class || State.ComputingReadOutMembers ||
+      !isHostValueType(Field.getType()))
+    return nullptr;
+  Class = Class->getCanonicalDecl();
+  auto [It, Inserted] = State.ReadOutMembers.try_emplace(Class);
+  if (Inserted) {
+    State.ComputingReadOutMembers = true;
+    llvm::DenseMap<const FieldDecl *, const Expr *> Found;
+    const SourceManager &SM = Ctx.getSourceManager();
+    const CXXRecordDecl *Def = Class->getDefinition();
+    llvm::SmallVector<const CXXMethodDecl *, 8> Methods;
+    if (Def)
+      Methods.append(Def->method_begin(), Def->method_end());
+    for (const CXXMethodDecl *M : Methods) {
+      const FunctionDecl *Body = userDefinition(*M, SM);
+      if (!Body)
+        continue;
+      // The stores into host-value members: push_back/emplace_back/insert
+      // of, or an assignment of, a value read out of a tensor.
+      llvm::SmallVector<std::pair<const FieldDecl *, const CallExpr *>, 2>
+          Stores;
+      forEachStmt(Body->getBody(), [&](const Stmt &S) {
+        const FieldDecl *Into = nullptr;
+        const Expr *Stored = nullptr;
+        if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&S)) {
+          const CXXMethodDecl *Callee = MC->getMethodDecl();
+          if (Callee && Callee->getIdentifier() && MC->getNumArgs() > 0 &&
+              llvm::is_contained({"push_back", "emplace_back", "insert",
+                                  "push_front", "emplace"},
+                                 Callee->getName())) {
+            Into = ownField(MC->getImplicitObjectArgument());
+            Stored = MC->getArg(MC->getNumArgs() - 1);
+          }
+        } else if (const auto *BO = dyn_cast<BinaryOperator>(&S);
+                   BO && BO->isAssignmentOp()) {
+          Into = ownField(BO->getLHS());
+          Stored = BO->getRHS();
+        } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+                   Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+          Into = ownField(Op->getArg(0));
+          Stored = Op->getArg(1);
+        }
+        if (!Into || !isHostValueType(Into->getType()) || Found.count(Into))
+          return;
+        if (const CallExpr *Read = valueReadIn(Stored))
+          Stores.push_back({Into, Read});
+      });
+      if (Stores.empty())
+        continue;
+      // Read out of a tensor with history, as the method's own dataflow
+      // sees it.
+      std::unique_ptr<AutogradFlow> Flow =
+          AutogradFlow::analyze(*Body, Ctx, AutogradFlow::Mode::Local);
+      if (!Flow)
+        continue;
+      for (const auto &[Into, Read] : Stores)
+        if (const Expr *Object = callObject(*Read);
+            Object && Flow->historyOf(*Object) != HistoryEvidence::None)
+          Found.try_emplace(Into, Read);
+    }
+    State.ComputingReadOutMembers = false;
+    // (The map may have grown: look the entry up again.)
+    It = State.ReadOutMembers.find(Class);
+    It->second = std::move(Found);
+  }
+  return It->second.lookup(&Field);
 }
 
 } // namespace clang::tidy::torch

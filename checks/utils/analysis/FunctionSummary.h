@@ -148,6 +148,13 @@ const Expr *lambdaReadOut(const CallExpr &Call, ASTContext &Ctx);
 /// head(s).item<float>(); })`): the read its every call returns, or null.
 const Expr *lambdaReadOut(const LambdaExpr &Lambda, ASTContext &Ctx);
 
+/// For a host-value member of a class of the user's (a number, a
+/// `std::vector<float>`) that a method of the class fills with values read
+/// out of a tensor with history (`log_probs_.push_back(lp.item<float>())`):
+/// the read; null otherwise. Computed once per class and translation unit
+/// (each such method's dataflow, uncached); null while being computed.
+const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx);
+
 /// A call of a function, and the function whose body holds it (for a call
 /// in a lambda, the function around the lambda).
 struct CallSite {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/autograd/Builder.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -340,8 +341,16 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
     capEvidence(V);
     newTensor(V);
   }
-  if (isa<MemberExpr>(E))
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     V.join(outsideValue(E->getType()));
+    // A member that a method of the class fills with values read out of a
+    // tensor with history (`log_probs_` of an agent's act()).
+    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+        Field && !V.Taint &&
+        isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      if (const Expr *Read = readOutStoredIn(*Field, Ctx))
+        V.Taint = Read;
+  }
   return filterByType(V, E->getType());
 }
 
