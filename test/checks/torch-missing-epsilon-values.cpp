@@ -260,10 +260,14 @@ torch::Tensor geodesic(const torch::Tensor &r1, const torch::Tensor &r2) {
   // CHECK-MESSAGES: :[[@LINE-3]]:14: note: 'cos' gets its value here
 }
 
-// Negative twins: clamped inside, scaled below 1, a parameter as it is.
+// Negative twins: clamped inside, scaled below 1, a parameter as it is, and
+// fresh random values (uniform sampling on a sphere), which are not data.
 torch::Tensor geodesic_quiet(const torch::Tensor &r1, const torch::Tensor &r2,
                              const torch::Tensor &given) {
   auto tr = torch::bmm(r1.transpose(1, 2), r2).diagonal(0, 1, 2).sum(-1);
   auto cos = ((tr - 1) / 2).clamp(-1 + 1e-6, 1 - 1e-6);
-  return torch::acos(cos) + torch::asin((tr - 1) * 0.4999) + torch::acos(given);
+  auto u = torch::rand({16});
+  auto theta = torch::acos(1 - 2 * u);
+  return torch::acos(cos) + torch::asin((tr - 1) * 0.4999) + torch::acos(given) +
+         theta.sum();
 }

@@ -502,7 +502,46 @@ ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
   return zero(E, 0);
 }
 
+bool BoundaryAnalysis::fromData(const Expr *E, unsigned Depth) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD || !isTensorTyped(E))
+      return false;
+    if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        VD->getType()->isReferenceType())
+      return true; // A parameter, a member, a global: data.
+    llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
+    return llvm::any_of(Defs, [&](const Expr *D) {
+      return D != E && fromData(D, Depth + 1);
+    });
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (isa<FieldDecl>(ME->getMemberDecl()))
+      return isTensorTyped(E); // A tensor member: data.
+    return fromData(ME->getBase(), Depth + 1); // `t.sum`: the object.
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    // A fresh tensor (rand, zeros, linspace, torch::tensor(...)) is not data.
+    if (isTensorFactoryCall(*Call))
+      return false;
+    if (!asLibTorchCall(E) && !isa<CXXOperatorCallExpr>(Call))
+      return isTensorTyped(E); // A forward, a user function.
+  }
+  bool Found = false;
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child); CE && !Found)
+      Found = fromData(CE, Depth + 1);
+  return Found;
+}
+
 bool BoundaryAnalysis::computedHere(const Expr *E, unsigned Depth) {
+  // Values made only of fresh tensors and constants (`acos(1 - 2 *
+  // torch::rand({n}))`, sampling on a sphere) are not a cosine of data.
+  if (Depth == 0 && !fromData(E, 0))
+    return false;
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth || !isTensorTyped(E))
     return false;

@@ -96,6 +96,14 @@ public:
   bool computedHere(const Expr *E, unsigned Depth = 0);
 
 private:
+  /// True if \p E is computed from data: a parameter, a member, a global, a
+  /// forward or a user function's result (through local variables), not
+  /// only from fresh tensors (rand, zeros, torch::tensor) and constants.
+  bool fromData(const Expr *E, unsigned Depth);
+
+public:
+
+private:
   ReachResult zero(const Expr *E, unsigned Depth);
   /// zero() of `a + b`, `a - b`, `a * b`, `a / b` in any spelling.
   ReachResult zeroArithmetic(BinaryOperatorKind Op, const Expr *LHS,
