@@ -239,16 +239,50 @@ EvalModeNotRestoredCheck::summaryOf(const FunctionDecl &Fn, bool &Trains) {
             E.Model->getDeclContext() != static_cast<const DeclContext *>(&Fn))) &&
           !llvm::is_contained(Models, E.Model))
         Models.push_back(E.Model);
+  // The returns of the function's own code (lambdas excluded), for the
+  // paths that leave before a later train().
+  llvm::SmallVector<const ReturnStmt *, 4> Returns;
+  auto FindReturns = [&](auto &&Self, const Stmt *S) -> void {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *R = dyn_cast<ReturnStmt>(S))
+      Returns.push_back(R);
+    for (const Stmt *Child : S->children())
+      Self(Self, Child);
+  };
+  FindReturns(FindReturns, Fn.getBody());
+  const SourceManager &SM = Fn.getASTContext().getSourceManager();
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  };
   for (const ValueDecl *Model : Models) {
-    const ModeEvent *First = nullptr, *LastMode = nullptr;
+    const ModeEvent *First = nullptr, *LastMode = nullptr, *LastEval = nullptr;
+    const CallExpr *LastModeCall = nullptr, *LastEvalCall = nullptr;
     for (const CallExpr *Call : F.Order)
       for (const ModeEvent &E : F.Events.find(Call)->second)
         if (E.Model == Model) {
           if (!First)
             First = &E;
-          if (E.What != ModeEvent::Forward)
+          if (E.What != ModeEvent::Forward) {
             LastMode = &E;
+            LastModeCall = Call;
+          }
+          if (E.What == ModeEvent::Eval) {
+            LastEval = &E;
+            LastEvalCall = Call;
+          }
         }
+    // `m->eval(); if (data.empty()) return 0; ...; m->train();`: a return
+    // between the last eval() and the train() after it leaves the module in
+    // evaluation mode on that path.
+    if (LastMode && LastEval && LastMode->What == ModeEvent::Train &&
+        LastModeCall != LastEvalCall &&
+        llvm::any_of(Returns, [&](const ReturnStmt *R) {
+          return Before(LastEvalCall->getBeginLoc(), R->getBeginLoc()) &&
+                 Before(R->getBeginLoc(), LastModeCall->getBeginLoc());
+        }))
+      LastMode = LastEval;
     const bool Entry = First->What == ModeEvent::Train ||
                        First->What == ModeEvent::FromParam ||
                        (First->What == ModeEvent::Forward && Trains);

@@ -260,3 +260,50 @@ struct MemberValidator {
     }
   }
 };
+
+// --- A helper that returns early between eval() and its train() -------------------
+
+double validateEarly(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: module put into evaluation mode in a training loop is still in evaluation mode when a later iteration trains it
+  // CHECK-MESSAGES: :[[@LINE+28]]:5: note: evaluation mode set by this call inside the training loop
+  // CHECK-MESSAGES: :[[@LINE+25]]:5: note: trained here without train() on some path since
+  torch::NoGradGuard guard;
+  if (xs.empty())
+    return 0.0;
+  double sum = 0;
+  for (const auto &x : xs)
+    sum += model->forward(x).sum().item<double>();
+  model->train();
+  return sum;
+}
+
+// The early return comes before eval(): train() runs on every path after it.
+double validateGuarded(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  if (xs.empty())
+    return 0.0;
+  model->eval();
+  double v = model->forward(xs[0]).sum().item<double>();
+  model->train();
+  return v;
+}
+
+void trainWithEarlyValidation(torch::nn::Linear &model, torch::optim::SGD &opt,
+                              const std::vector<torch::Tensor> &xs) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    opt.zero_grad();
+    model->forward(xs[0]).sum().backward();
+    opt.step();
+    validateEarly(model, xs);
+  }
+}
+
+void trainWithGuardedValidation(torch::nn::Linear &model, torch::optim::SGD &opt,
+                                const std::vector<torch::Tensor> &xs) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    opt.zero_grad();
+    model->forward(xs[0]).sum().backward();
+    opt.step();
+    validateGuarded(model, xs);
+  }
+}
