@@ -134,3 +134,56 @@ void unknownCriterion(torch::nn::Linear fc, torch::Tensor x, torch::Tensor y) {
   criterion = make_criterion();
   criterion(torch::softmax(fc(x), 1), y).backward();
 }
+
+// --- A harness whose callbacks are members assigned elsewhere ---------------------
+
+struct Harness {
+  std::function<torch::Tensor(const torch::Tensor &)> forward;
+  std::function<torch::Tensor(const torch::Tensor &, const torch::Tensor &)> criterion;
+  torch::optim::Optimizer *optimizer = nullptr;
+  void fit(const torch::Tensor &x, const torch::Tensor &y) {
+    for (int e = 0; e < 10; ++e) {
+      optimizer->zero_grad();
+      auto loss = criterion(forward(x), y);
+      // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: nll_loss applied to softmax output takes probabilities for log-probabilities, so the loss goes negative and stops training; use log_softmax [torch-softmax-before-cross-entropy]
+      // CHECK-MESSAGES: :[[@LINE+15]]:12: note: the loss is computed here on the argument
+      // CHECK-MESSAGES: :[[@LINE+12]]:53: note: softmax applied here
+      loss.backward();
+      optimizer->step();
+    }
+  }
+};
+
+void harnessWithSoftmax(torch::nn::Linear &backbone, torch::optim::SGD &opt,
+                        torch::Tensor x, torch::Tensor y) {
+  torch::nn::NLLLoss nll;
+  Harness h;
+  h.optimizer = &opt;
+  h.forward = [&](const torch::Tensor &in) { return backbone(in).softmax(1); };
+  h.criterion = [&](const torch::Tensor &probs, const torch::Tensor &target) {
+    return nll(probs, target);
+  };
+  h.fit(x, y);
+}
+
+struct LogHarness {
+  std::function<torch::Tensor(const torch::Tensor &)> forward;
+  std::function<torch::Tensor(const torch::Tensor &, const torch::Tensor &)> criterion;
+  void fit(const torch::Tensor &x, const torch::Tensor &y) {
+    criterion(forward(x), y).backward();
+  }
+};
+
+// Negative: the forward callback ends in log_softmax, as NLLLoss expects.
+void harnessWithLogSoftmax(torch::nn::Linear &backbone, torch::Tensor x,
+                           torch::Tensor y) {
+  torch::nn::NLLLoss nll;
+  LogHarness h;
+  h.forward = [&](const torch::Tensor &in) {
+    return torch::log_softmax(backbone(in), 1);
+  };
+  h.criterion = [&](const torch::Tensor &probs, const torch::Tensor &target) {
+    return nll(probs, target);
+  };
+  h.fit(x, y);
+}

@@ -45,6 +45,10 @@ struct TranslationUnitState {
                  llvm::DenseMap<const FieldDecl *, const Expr *>>
       ReadOutMembers;
   bool ComputingReadOutMembers = false;
+  /// The values assigned to each callable member anywhere in the
+  /// translation unit (`h.forward = [&](...) {...};`), from the call index.
+  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>
+      FieldValues;
 };
 
 TranslationUnitState &state() {
@@ -187,6 +191,14 @@ private:
     const ParmVarDecl *Param;
   };
   std::vector<ParamCall> ParamCalls;
+public:
+  /// The values assigned to callable members, once the index is complete.
+  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Expr *, 2>>
+  takeFieldValues() {
+    return std::move(FieldValues);
+  }
+
+private:
   struct FieldCall {
     const CallExpr *Call;
     const FunctionDecl *Caller;
@@ -256,6 +268,11 @@ const Expr *assignedTo(const Stmt *S, const VarDecl *VD) {
 
 } // namespace
 
+namespace {
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdasAssignedTo(const FieldDecl &Field, const ASTContext &Ctx);
+} // namespace
+
 const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
   if (const FunctionDecl *F = userCallee(Call, Ctx))
     return F;
@@ -280,8 +297,16 @@ const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
   const Expr *Init = nullptr;
   if (const auto *VD = dyn_cast_or_null<VarDecl>(Holder))
     Init = VD->getInit();
-  else if (const auto *FD = dyn_cast_or_null<FieldDecl>(Holder))
+  else if (const auto *FD = dyn_cast_or_null<FieldDecl>(Holder)) {
     Init = FD->getInClassInitializer();
+    // A member assigned one lambda in the translation unit
+    // (`harness.forward = [&](...) {...};`) and nothing else.
+    if (!Init) {
+      llvm::SmallVector<const FunctionDecl *, 2> Assigned =
+          lambdasAssignedTo(*FD, Ctx);
+      return Assigned.size() == 1 ? Assigned.front() : nullptr;
+    }
+  }
   const LambdaExpr *L = Init ? lambdaIn(Init) : nullptr;
   return L ? InUserCode(L->getCallOperator()) : nullptr;
 }
@@ -461,6 +486,12 @@ calledBodies(const CallExpr &Call, const ASTContext &Ctx) {
       return {};
     return lambdaBodies(Values, SM);
   }
+  // A member assigned lambdas in the translation unit, with no default
+  // initialiser: every one of them.
+  if (const auto *FD =
+          dyn_cast_or_null<FieldDecl>(namedEntity(*Op->getArg(0)));
+      FD && !FD->getInClassInitializer())
+    return lambdasAssignedTo(*FD, Ctx);
   return bodiesHeldBy(dyn_cast_or_null<VarDecl>(namedEntity(*Op->getArg(0))),
                       SM);
 }
@@ -619,6 +650,7 @@ void FunctionSummary::forgetTranslationUnit() {
   TranslationUnitState &State = state();
   State.ReadOutMembers.clear();
   State.ComputingReadOutMembers = false;
+  State.FieldValues.clear();
   State.Summaries.clear();
   State.Depth = 0;
   State.IndexedContext = nullptr;
@@ -673,13 +705,37 @@ TranslationUnitState &indexedState(ASTContext &Ctx) {
   TranslationUnitState &State = state();
   if (State.IndexedContext != &Ctx) {
     State.Calls.clear();
+    State.FieldValues.clear();
     State.IndexedContext = &Ctx;
     CallIndexer Indexer(Ctx, State);
     Indexer.TraverseDecl(Ctx.getTranslationUnitDecl());
     Indexer.linkParameterCalls();
     Indexer.linkFieldCalls();
+    State.FieldValues = Indexer.takeFieldValues();
   }
   return State;
+}
+
+/// The lambdas of the user's code assigned to \p Field anywhere in the
+/// translation unit, each value a lambda or a local holding lambdas; empty
+/// when one is not (or while the call index is being built).
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdasAssignedTo(const FieldDecl &Field, const ASTContext &Ctx) {
+  // (The index is a cache of the translation unit: building it changes no
+  // AST.)
+  TranslationUnitState &State = indexedState(const_cast<ASTContext &>(Ctx));
+  auto It = State.FieldValues.find(&Field);
+  if (It == State.FieldValues.end())
+    return {};
+  llvm::SmallVector<const FunctionDecl *, 2> Bodies;
+  for (const Expr *Value : It->second) {
+    llvm::SmallVector<const FunctionDecl *, 2> Each =
+        lambdasPassedAs(Value, Ctx.getSourceManager());
+    if (Each.empty())
+      return {};
+    Bodies.append(Each.begin(), Each.end());
+  }
+  return Bodies;
 }
 } // namespace
 
