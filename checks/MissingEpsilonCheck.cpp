@@ -129,15 +129,15 @@ std::optional<Fixes> clampInsideUnit(const Expr *E, StringRef M,
                FixItHint::CreateInsertion(Range.getEnd(), ")" + Clamp)};
 }
 
-/// `log(softmax(x, d))` / `softmax(x, d).log()` -> `log_softmax(x, d)`.
-std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
-                                   const SourceManager &SM,
-                                   const LangOptions &LangOpts) {
-  std::optional<LibTorchCall> Softmax = asLibTorchCall(Operand);
-  if (!Softmax || !Softmax->is(op::Softmax) || Softmax->Functional)
-    return std::nullopt;
-  SourceLocation NameLoc = Softmax->Member ? memberNameLoc(Softmax->Member)
-                                           : calleeNameLoc(Softmax->Call);
+/// `log(inner(x))` / `inner(x).log()` -> `fused(x)`: the log of \p Inner (the
+/// operand, a LibTorch call) folded into it by renaming it \p Fused and
+/// removing the log around it.
+std::optional<Fixes> foldLogInto(const LibTorchCall &Log, const Expr *Operand,
+                                 const LibTorchCall &Inner, StringRef Fused,
+                                 const SourceManager &SM,
+                                 const LangOptions &LangOpts) {
+  SourceLocation NameLoc =
+      Inner.Member ? memberNameLoc(Inner.Member) : calleeNameLoc(Inner.Call);
   const Expr *Written = Operand->IgnoreImplicit();
   SourceLocation LogBegin = beginLoc(*Log.Call);
   SourceLocation LogEnd = endLoc(*Log.Call);
@@ -150,13 +150,23 @@ std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
   SourceLocation AfterLog = Lexer::getLocForEndOfToken(LogEnd, 0, SM, LangOpts);
   Fixes F;
   F.push_back(FixItHint::CreateReplacement(
-      CharSourceRange::getTokenRange(NameLoc, NameLoc), "log_softmax"));
+      CharSourceRange::getTokenRange(NameLoc, NameLoc), Fused));
   if (!Log.Object) // torch::log( ... )
     F.push_back(FixItHint::CreateRemoval(
         CharSourceRange::getCharRange(LogBegin, OpBegin)));
   F.push_back(FixItHint::CreateRemoval(
       CharSourceRange::getCharRange(AfterOp, AfterLog)));
   return F;
+}
+
+/// `log(softmax(x, d))` / `softmax(x, d).log()` -> `log_softmax(x, d)`.
+std::optional<Fixes> useLogSoftmax(const LibTorchCall &Log, const Expr *Operand,
+                                   const SourceManager &SM,
+                                   const LangOptions &LangOpts) {
+  std::optional<LibTorchCall> Softmax = asLibTorchCall(Operand);
+  if (!Softmax || !Softmax->is(op::Softmax) || Softmax->Functional)
+    return std::nullopt;
+  return foldLogInto(Log, Operand, *Softmax, "log_softmax", SM, LangOpts);
 }
 
 /// `log(sigmoid(x))` / `sigmoid(x).log()` -> `log_sigmoid(x)`, for a sigmoid
@@ -168,26 +178,7 @@ std::optional<Fixes> useLogSigmoid(const LibTorchCall &Log, const Expr *Operand,
   if (!Sigmoid || Sigmoid->Name != "sigmoid" || Sigmoid->Member ||
       Sigmoid->Functional)
     return std::nullopt;
-  SourceLocation NameLoc = calleeNameLoc(Sigmoid->Call);
-  const Expr *Written = Operand->IgnoreImplicit();
-  SourceLocation LogBegin = beginLoc(*Log.Call);
-  SourceLocation LogEnd = endLoc(*Log.Call);
-  SourceLocation OpBegin = beginLoc(*Written);
-  SourceLocation OpEnd = endLoc(*Written);
-  for (SourceLocation L : {NameLoc, LogBegin, LogEnd, OpBegin, OpEnd})
-    if (L.isInvalid() || L.isMacroID())
-      return std::nullopt;
-  SourceLocation AfterOp = Lexer::getLocForEndOfToken(OpEnd, 0, SM, LangOpts);
-  SourceLocation AfterLog = Lexer::getLocForEndOfToken(LogEnd, 0, SM, LangOpts);
-  Fixes F;
-  F.push_back(FixItHint::CreateReplacement(
-      CharSourceRange::getTokenRange(NameLoc, NameLoc), "log_sigmoid"));
-  if (!Log.Object) // torch::log( ... )
-    F.push_back(FixItHint::CreateRemoval(
-        CharSourceRange::getCharRange(LogBegin, OpBegin)));
-  F.push_back(FixItHint::CreateRemoval(
-      CharSourceRange::getCharRange(AfterOp, AfterLog)));
-  return F;
+  return foldLogInto(Log, Operand, *Sigmoid, "log_sigmoid", SM, LangOpts);
 }
 
 /// Where a boundary operation is reported: the method name of `x.sqrt()`,

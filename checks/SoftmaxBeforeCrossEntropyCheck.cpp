@@ -109,37 +109,9 @@ const Expr *lastAppendedLayer(const Stmt *Body, const ValueDecl *Entity) {
   return Conditional ? nullptr : Last;
 }
 
-/// The layer \p E names among a Sequential's constructor arguments: the layer
-/// itself, the last of a list of named layers (`{{"fc", Linear(4, 3)},
-/// {"softmax", Softmax(1)}}`: an initializer_list of NamedAnyModule), or the
-/// layer a NamedAnyModule / AnyModule wraps.
+/// The last layer \p E, a Sequential's constructor argument, names.
 const Expr *lastLayerOf(const Expr *E) {
-  for (int Depth = 0; E && Depth < 6; ++Depth) {
-    E = stripImplicit(E);
-    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
-      E = List->getSubExpr();
-      continue;
-    }
-    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = Temp->getSubExpr();
-      continue;
-    }
-    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
-      if (Init->getNumInits() == 0)
-        return nullptr;
-      E = Init->getInit(Init->getNumInits() - 1);
-      continue;
-    }
-    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-    const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
-    if (Construct && Construct->getNumArgs() > 0 && RD && RD->getIdentifier() &&
-        (RD->getName() == "NamedAnyModule" || RD->getName() == "AnyModule")) {
-      E = Construct->getArg(Construct->getNumArgs() - 1);
-      continue;
-    }
-    return E;
-  }
-  return nullptr;
+  return sequentialLayerOf(E, /*Last=*/true);
 }
 
 /// For the forward of a torch::nn::Sequential declared with its layers

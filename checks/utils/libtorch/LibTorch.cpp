@@ -923,6 +923,35 @@ bool moduleSavesInput(const CXXRecordDecl *RD) {
       .Default(false);
 }
 
+const Expr *sequentialLayerOf(const Expr *E, bool Last) {
+  for (int Depth = 0; E && Depth < 6; ++Depth) {
+    E = stripImplicit(E);
+    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+      continue;
+    }
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = Temp->getSubExpr();
+      continue;
+    }
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      if (Init->getNumInits() == 0)
+        return nullptr;
+      E = Init->getInit(Last ? Init->getNumInits() - 1 : 0);
+      continue;
+    }
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
+    if (Construct && Construct->getNumArgs() > 0 && RD && RD->getIdentifier() &&
+        (RD->getName() == "NamedAnyModule" || RD->getName() == "AnyModule")) {
+      E = Construct->getArg(Construct->getNumArgs() - 1);
+      continue;
+    }
+    return E;
+  }
+  return nullptr;
+}
+
 const CXXRecordDecl *moduleImplOf(QualType T) {
   const CXXRecordDecl *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
   for (int Depth = 0; RD && Depth < 4; ++Depth) {
@@ -943,38 +972,6 @@ const CXXRecordDecl *moduleImplOf(QualType T) {
 
 namespace {
 
-/// The layer a Sequential's first constructor argument names: the layer
-/// itself, the first of a list of named layers, or the layer a
-/// NamedAnyModule / AnyModule wraps.
-const Expr *firstLayerOf(const Expr *E) {
-  for (int Depth = 0; E && Depth < 6; ++Depth) {
-    E = E->IgnoreImplicit();
-    if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
-      E = List->getSubExpr();
-      continue;
-    }
-    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = Temp->getSubExpr();
-      continue;
-    }
-    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
-      if (Init->getNumInits() == 0)
-        return nullptr;
-      E = Init->getInit(0);
-      continue;
-    }
-    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-    const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
-    if (Construct && Construct->getNumArgs() > 0 && RD && RD->getIdentifier() &&
-        (RD->getName() == "NamedAnyModule" || RD->getName() == "AnyModule")) {
-      E = Construct->getArg(Construct->getNumArgs() - 1);
-      continue;
-    }
-    return E;
-  }
-  return nullptr;
-}
-
 /// The first construction of a Sequential with layers inside \p From.
 const CXXConstructExpr *sequentialConstruction(const Stmt *From,
                                                const CXXRecordDecl *Impl) {
@@ -985,7 +982,7 @@ const CXXConstructExpr *sequentialConstruction(const Stmt *From,
         moduleImplOf(C->getType()) == Impl) {
       // With layers: not `{nullptr}`, a copy, or a holder made from a
       // pointer to a Sequential.
-      const Expr *First = firstLayerOf(C->getArg(0));
+      const Expr *First = sequentialLayerOf(C->getArg(0), /*Last=*/false);
       const CXXRecordDecl *Layer =
           First ? moduleImplOf(First->getType()) : nullptr;
       if (Layer && Layer != Impl && isModuleClass(Layer))
@@ -999,7 +996,9 @@ const CXXConstructExpr *sequentialConstruction(const Stmt *From,
 
 const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward) {
   const CXXConstructExpr *Construct = sequentialConstructionOf(Forward);
-  return Construct ? moduleImplOf(firstLayerOf(Construct->getArg(0))->getType())
+  return Construct ? moduleImplOf(
+                         sequentialLayerOf(Construct->getArg(0), /*Last=*/false)
+                             ->getType())
                    : nullptr;
 }
 

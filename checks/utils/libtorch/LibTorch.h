@@ -328,6 +328,12 @@ bool moduleSavesInput(const CXXRecordDecl *RD);
 /// its own.
 const CXXRecordDecl *moduleImplOf(QualType T);
 
+/// The layer \p E, a Sequential's constructor argument, names: the layer
+/// itself, the first (or with \p Last the last) of a list of named layers
+/// (`{{"fc", Linear(4, 3)}, {"softmax", Softmax(1)}}`: an initializer_list
+/// of NamedAnyModule), or the layer a NamedAnyModule / AnyModule wraps.
+const Expr *sequentialLayerOf(const Expr *E, bool Last);
+
 /// The first layer's Impl class of the torch::nn::Sequential whose forward
 /// \p Forward runs, when that Sequential is built with its layers in place:
 /// a variable or member constructed with them (`torch::nn::Sequential
