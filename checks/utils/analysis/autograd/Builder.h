@@ -256,6 +256,18 @@ private:
   /// \p E names (`out.probs`, `st.h` with `PolicyOut out;` a local of the
   /// function): such fields are followed like local tensors once assigned.
   const VarDecl *localFieldStandin(const Expr *E) const;
+  /// The object whose tensor fields the dataflow follows: a local struct or
+  /// class object named as it is, or one the analysed method's object holds
+  /// (`baseline_`, through its stand-in).
+  const VarDecl *namedObjectOf(const Expr *E) const;
+  /// The variable that stands for the tensor field \p Field of \p Object.
+  const VarDecl *fieldStandin(const VarDecl *Object, const FieldDecl *Field,
+                              SourceLocation Loc) const;
+  /// A call of a method that assigns tensor members of a named object
+  /// (MemberStateSummary::Writes): each member's stand-in takes what the
+  /// method computes it from (the arguments, its old value, the method's own
+  /// history).
+  void trackFieldWrites(const CallExpr &Call, const CallOperands &Ops);
   mutable llvm::DenseMap<std::pair<const VarDecl *, const FieldDecl *>,
                          const VarDecl *>
       LocalFieldStandins;

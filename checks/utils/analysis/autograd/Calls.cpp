@@ -167,6 +167,7 @@ Value AutogradFlowBuilder::visitCall(const CallExpr &Call) {
     return *V;
   Value V = visitCallee(Call, Ops);
   trackObjectState(Call, V);
+  trackFieldWrites(Call, Ops);
   return V;
 }
 

@@ -34,10 +34,13 @@ void addField(FieldSet &Set, const FieldDecl *F) {
 struct Dependence {
   FieldSet Fields;
   bool History = false;
+  /// Bit i: the method's parameter at index i.
+  unsigned Params = 0;
   void join(const Dependence &O) {
     for (const FieldDecl *F : O.Fields)
       addField(Fields, F);
     History |= O.History;
+    Params |= O.Params;
   }
 };
 
@@ -90,8 +93,19 @@ bool writesField(const Stmt *S, const FieldDecl *F) {
 class MethodWalker {
 public:
   MemberStateSummary run(const CXXMethodDecl &Method) {
+    this->Method = &Method;
     walk(Method.getBody(), /*Conditional=*/false, /*NoGrad=*/false);
     MemberStateSummary Out;
+    for (const auto &[Field, St] : Fields)
+      if (St.Written)
+        Out.Writes.push_back({Field, St.Deps.Params, St.Deps.History,
+                              llvm::is_contained(St.Deps.Fields, Field),
+                              St.LastWrite});
+      else if (St.ElementsDetached && !St.ElementsCarried)
+        Out.Writes.push_back({Field, 0, false, false, St.LastWrite});
+    llvm::sort(Out.Writes, [](const FieldWrite &A, const FieldWrite &B) {
+      return A.Field->getFieldIndex() < B.Field->getFieldIndex();
+    });
     for (const auto &[Field, St] : Fields) {
       // Every element written with a detached value, the whole never: the
       // member is replaced (`std::get<0>(h) = std::get<0>(h).detach(); ...`).
@@ -137,7 +151,9 @@ private:
     /// values that depend on nothing (detached), and with others.
     bool ElementsDetached = false;
     bool ElementsCarried = false;
+    const Expr *LastWrite = nullptr;
   };
+  const CXXMethodDecl *Method = nullptr;
   llvm::DenseMap<const FieldDecl *, FieldState> Fields;
   llvm::DenseMap<const ValueDecl *, Dependence> Locals;
   Dependence Result;
@@ -166,7 +182,15 @@ private:
         return stateOf(F).Deps;
       if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts())) {
         auto It = Locals.find(localOf(*Ref));
-        return It == Locals.end() ? D : It->second;
+        if (It != Locals.end())
+          return It->second;
+        // A parameter the method has not reassigned: the caller's argument.
+        if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl());
+            Param && Param->getDeclContext() ==
+                         static_cast<const DeclContext *>(Method) &&
+            Param->getFunctionScopeIndex() < 32)
+          D.Params |= 1u << Param->getFunctionScopeIndex();
+        return D;
       }
     }
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
@@ -189,6 +213,7 @@ private:
       St.Deps = D;
     }
     St.Written = true;
+    St.LastWrite = &Site;
     if (D.History && llvm::is_contained(D.Fields, F) && !St.CarryWrite)
       St.CarryWrite = &Site;
   }
@@ -226,6 +251,7 @@ private:
         if (D.Fields.empty() && !D.History) {
           if (!Conditional)
             St.ElementsDetached = true;
+          St.LastWrite = &Site;
         } else {
           St.ElementsCarried = true;
           write(F, Site, D, /*Conditional=*/true, /*Compound=*/false);
@@ -424,7 +450,8 @@ const MemberStateSummary *memberStateOf(const CXXMethodDecl &M) {
   if (Inserted) {
     MemberStateSummary S = MethodWalker().run(*Def);
     if (!S.Carried.empty() || !S.CarriedAside.empty() ||
-        !S.Replaced.empty() || !S.PassesThroughState.empty())
+        !S.Replaced.empty() || !S.PassesThroughState.empty() ||
+        !S.Writes.empty())
       It->second = std::move(S);
   }
   return It->second ? &*It->second : nullptr;

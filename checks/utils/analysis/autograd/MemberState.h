@@ -38,6 +38,21 @@ struct CarriedMember {
   const CXXMethodDecl *Method = nullptr;
 };
 
+/// A tensor member a method assigns, and what the value it leaves there on
+/// the way out is computed from: the method's parameters (the caller's
+/// arguments), history the method created, the member's own value at the
+/// entry (a running average `v_ = m * v_ + (1 - m) * x`, or a write on some
+/// paths only).
+struct FieldWrite {
+  const FieldDecl *Field = nullptr;
+  /// Bit i: the method's parameter at index i (below 32).
+  unsigned Params = 0;
+  bool History = false;
+  bool KeepsOld = false;
+  /// The last write in source order.
+  const Expr *Write = nullptr;
+};
+
 struct MemberStateSummary {
   /// Members whose value at the exit may be computed, with history the
   /// method created, from their own value at the entry, and which the
@@ -54,6 +69,10 @@ struct MemberStateSummary {
   /// std::get<1>(out); loss(out).backward();` in a train_step()).
   llvm::SmallVector<std::pair<const CallExpr *, CarriedMember>, 1>
       PassesThroughState;
+  /// Every tensor member the method assigns (or detaches), in declaration
+  /// order: the caller's side follows them for an object it names
+  /// (`baseline.update(values)`, then `returns - baseline.value`).
+  llvm::SmallVector<FieldWrite, 2> Writes;
 };
 
 /// The summary of \p M (its definition in the user's code); null when it

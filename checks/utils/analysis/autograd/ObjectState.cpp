@@ -93,28 +93,97 @@ const VarDecl *AutogradFlowBuilder::stateObjectOf(const Expr *Object) const {
   return Standin;
 }
 
+const VarDecl *AutogradFlowBuilder::namedObjectOf(const Expr *E) const {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!isLocal(Var) || !Var->getIdentifier() ||
+        Var->getType()->isReferenceType() || isTensorValued(Var->getType()) ||
+        !Var->getType()->isRecordType())
+      return nullptr;
+    return Var;
+  }
+  // A struct the analysed method's object holds (`baseline_` of a trainer):
+  // keyed by the field's stand-in.
+  const auto *Member = dyn_cast<MemberExpr>(E);
+  if (!Member || !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || !Field->getIdentifier() || !Field->getType()->isRecordType() ||
+      isTensorValued(Field->getType()))
+    return nullptr;
+  return stateObjectOf(Member);
+}
+
+const VarDecl *AutogradFlowBuilder::fieldStandin(const VarDecl *Object,
+                                                 const FieldDecl *Field,
+                                                 SourceLocation Loc) const {
+  if (!Object || !Field || !Field->getIdentifier() ||
+      !isTensorType(Field->getType()))
+    return nullptr;
+  const VarDecl *&Standin = LocalFieldStandins[{Object, Field}];
+  if (!Standin)
+    Standin = VarDecl::Create(
+        Ctx, const_cast<FunctionDecl *>(&Fn), Loc, Loc,
+        &Ctx.Idents.get((Object->getName() + "." + Field->getName()).str()),
+        Field->getType(), Field->getTypeSourceInfo(), SC_None);
+  return Standin;
+}
+
 const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
   const auto *Member =
       dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
   if (!Member || Member->isArrow())
     return nullptr;
-  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-  const auto *Ref =
-      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Field || !Field->getIdentifier() || !isTensorType(Field->getType()) ||
-      !isLocal(Var) || !Var->getIdentifier() ||
-      Var->getType()->isReferenceType() || isTensorValued(Var->getType()) ||
-      !Var->getType()->isRecordType())
-    return nullptr;
-  const VarDecl *&Standin = LocalFieldStandins[{Var, Field}];
-  if (!Standin)
-    Standin = VarDecl::Create(
-        Ctx, const_cast<FunctionDecl *>(&Fn), Member->getBeginLoc(),
-        Member->getMemberLoc(),
-        &Ctx.Idents.get((Var->getName() + "." + Field->getName()).str()),
-        Field->getType(), Field->getTypeSourceInfo(), SC_None);
-  return Standin;
+  return fieldStandin(namedObjectOf(Member->getBase()),
+                      dyn_cast<FieldDecl>(Member->getMemberDecl()),
+                      Member->getMemberLoc());
+}
+
+void AutogradFlowBuilder::trackFieldWrites(const CallExpr &Call,
+                                           const CallOperands &Ops) {
+  auto [Object, Method] = objectMethodOf(Call);
+  const VarDecl *Var = Method ? namedObjectOf(Object) : nullptr;
+  const MemberStateSummary *Summary = Var ? memberStateOf(*Method) : nullptr;
+  if (!Summary || Summary->Writes.empty())
+    return;
+  // The arguments of operator() follow the object.
+  const unsigned Offset = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+  const bool NoGrad = underNoGradGuard(Call);
+  for (const FieldWrite &W : Summary->Writes) {
+    const VarDecl *Standin = fieldStandin(Var, W.Field, beginLoc(Call));
+    if (!Standin)
+      continue;
+    // A member the method computes from its old value keeps what that value
+    // carries; one it may not write on every path too.
+    Value V;
+    const bool Known = S->Tensors.find(Standin) != nullptr;
+    if (W.KeepsOld && Known)
+      V = valueOfVariable(Standin);
+    else if (!W.Params && !W.History && !Known)
+      continue; // Nothing from here: what it held is unknown, and stays so.
+    if (NoGrad) {
+      // Computed without recording: no graph (an in-place update of the old
+      // tensor keeps it, which the method's walk does not tell apart).
+      V.History = HistoryEvidence::None;
+      V.Graph.clear();
+      V.Freed = FreedSet();
+      V.Savers.clear();
+    } else {
+      for (unsigned I = 0; I < 32 && I + Offset < Ops.Args.size(); ++I)
+        if (W.Params & (1u << I)) {
+          Value Arg = filterByType(Ops.Args[I + Offset], W.Field->getType());
+          V.join(Arg);
+        }
+      if (W.History)
+        V.History = HistoryEvidence::Evident;
+    }
+    V.Taint = nullptr;
+    newTensor(V);
+    define(Standin, &Call, beginLoc(Call), V);
+  }
 }
 
 void AutogradFlowBuilder::trackObjectState(const CallExpr &Call,
