@@ -34,27 +34,13 @@ struct Origin {
 
 constexpr unsigned MaxDepth = 8;
 
+const FunctionDecl *userForwardOf(const CallExpr &Forward);
+
 /// The return values of the forward a user module's forward call runs.
 llvm::SmallVector<const Expr *, 2> forwardReturns(const CallExpr &Forward) {
-  llvm::SmallVector<const Expr *, 2> Values;
-  const CXXRecordDecl *Class = forwardModuleClass(Forward);
-  if (!Class || !Class->hasDefinition())
-    return Values;
-  const FunctionDecl *Method = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
-    Method = Member->getMethodDecl();
-  if (!Method || Method->getParent() != Class)
-    for (const NamedDecl *D : Class->getDefinition()->lookup(
-             &Class->getASTContext().Idents.get("forward")))
-      if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
-          M && M->isThisDeclarationADefinition())
-        Method = M;
-  const FunctionDecl *Def = nullptr;
-  if (!Method || !Method->hasBody(Def) || !Def->getBody() ||
-      isInLibTorchHeader(Def->getLocation(),
-                         Def->getASTContext().getSourceManager()))
-    return Values;
-  return returnedValues(*Def);
+  if (const FunctionDecl *Def = userForwardOf(Forward))
+    return returnedValues(*Def);
+  return {};
 }
 
 /// Every value a call returns agrees on what it is (Unknown when not).
@@ -62,6 +48,7 @@ Origin agreedOrigin(llvm::ArrayRef<const Expr *> Values,
                     BoundaryAnalysis &Locals, unsigned Depth);
 
 const CXXRecordDecl *implOf(QualType T) { return moduleImplOf(T); }
+
 
 /// What LibTorch's layer \p Impl outputs: Softmax probabilities, LogSoftmax
 /// log-probabilities, Linear raw scores.
@@ -75,7 +62,7 @@ Scores scoresOfLayer(const CXXRecordDecl *Impl) {
     return Scores::Probabilities;
   if (Impl->getName() == "LogSoftmaxImpl")
     return Scores::LogProbabilities;
-  if (isAffineModuleClass(Impl))
+  if (isScoreLayerClass(Impl))
     return Scores::Logits;
   return Scores::Unknown;
 }
@@ -207,7 +194,7 @@ llvm::SmallVector<const Expr *, 2> elementValues(const Expr *Whole,
   Whole = stripImplicit(Whole);
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Whole))
     if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
-      Whole = stripImplicit(Locals.definitionOf(VD));
+      Whole = stripImplicit(Locals.definitionAt(VD, Ref));
   const auto *Call = dyn_cast_or_null<CallExpr>(Whole);
   if (!Call)
     return {};
@@ -263,7 +250,7 @@ Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    const Expr *Def = VD ? Locals.definitionOf(VD) : nullptr;
+    const Expr *Def = VD ? Locals.definitionAt(VD, Ref) : nullptr;
     Origin O = Def ? originOf(Def, Locals, Depth + 1) : Origin{};
     O.Inline = false;
     return O;
@@ -293,7 +280,7 @@ Origin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
     return Body ? agreedOrigin(returnedValues(*Body), Locals, Depth)
                 : Origin{};
   }
-  if (isAffineModuleClass(forwardModuleClass(*Call)))
+  if (isScoreLayerClass(forwardModuleClass(*Call)))
     return {Scores::Logits, E, true};
   // torch::nn::Softmax / LogSoftmax as modules, and a Sequential whose last
   // layer is one of them.
@@ -399,14 +386,56 @@ bool isReassigned(const ParmVarDecl &Param, const FunctionDecl &Fn) {
   return Written;
 }
 
-/// The index of \p E among \p Fn's parameters when it names one that \p Fn
-/// does not reassign.
-std::optional<unsigned> parameterIndex(const Expr *E, const FunctionDecl &Fn) {
-  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
-  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
-  if (!Param || Param->getDeclContext() != &Fn || isReassigned(*Param, Fn))
+/// The index of the parameter of \p Fn whose argument \p E is: the
+/// parameter itself where it still holds the caller's value, or a
+/// value-preserving view of it (`pred.permute(...).contiguous()`, through
+/// the local or reassigned parameter that holds it: `predict =
+/// predict.view({-1, c}); cross_entropy(predict, target)`).
+std::optional<unsigned> parameterIndex(const Expr *E, const FunctionDecl &Fn,
+                                       BoundaryAnalysis &Locals,
+                                       unsigned Depth = 0) {
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth)
     return std::nullopt;
-  return Param->getFunctionScopeIndex();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD || VD->getDeclContext() != &Fn)
+      return std::nullopt;
+    const auto *Param = dyn_cast<ParmVarDecl>(VD);
+    if (Param && !isReassigned(*Param, Fn))
+      return Param->getFunctionScopeIndex();
+    if (Param && Locals.holdsArgumentAt(Param, Ref))
+      return Param->getFunctionScopeIndex();
+    const Expr *Def = Locals.definitionAt(VD, Ref);
+    return Def ? parameterIndex(Def, Fn, Locals, Depth + 1) : std::nullopt;
+  }
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E);
+      C && C->is(op::ValuePreserving) && !C->is(op::Detach))
+    return parameterIndex(operandOf(*C), Fn, Locals, Depth + 1);
+  return std::nullopt;
+}
+
+/// The definition of the forward a call of a user module runs
+/// (`criterion(pred, label)` on a holder, `criterion->forward(...)`).
+const FunctionDecl *userForwardOf(const CallExpr &Forward) {
+  const CXXRecordDecl *Class = forwardModuleClass(Forward);
+  if (!Class || !Class->hasDefinition())
+    return nullptr;
+  const FunctionDecl *Method = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    Method = Member->getMethodDecl();
+  if (!Method || Method->getParent() != Class)
+    for (const NamedDecl *D : Class->getDefinition()->lookup(
+             &Class->getASTContext().Idents.get("forward")))
+      if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+          M && M->isThisDeclarationADefinition())
+        Method = M;
+  const FunctionDecl *Def = nullptr;
+  if (!Method || !Method->hasBody(Def) || !Def->getBody() ||
+      isInLibTorchHeader(Def->getLocation(),
+                         Def->getASTContext().getSourceManager()))
+    return nullptr;
+  return Def;
 }
 
 /// The first argument of \p Call that stands for the callee's parameters
@@ -425,22 +454,26 @@ SoftmaxBeforeCrossEntropyCheck::wrapperOf(const FunctionDecl &Fn,
   Wrappers[&Fn] = std::nullopt; // Recursion: not a wrapper.
   std::optional<LossWrapper> Found;
   const ASTContext &Ctx = Fn.getASTContext();
+  static const llvm::Regex NoEpsilonNames("^$");
+  BoundaryAnalysis Locals(Fn.getASTContext(), NoEpsilonNames, &Parents);
   auto Visit = [&](auto &&Self, const Stmt *S) -> void {
     if (!S || Found || isa<LambdaExpr>(S))
       return;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       if (takesScoresCall(*Call)) {
         if (std::optional<unsigned> P =
-                parameterIndex(lossPredictionArg(*Call), Fn))
+                parameterIndex(lossPredictionArg(*Call), Fn, Locals))
           Found = LossWrapper{Call, *P};
       } else if (Depth < 3) {
-        if (const FunctionDecl *Body = calledBody(*Call, Ctx);
-            Body && Body != &Fn)
+        const FunctionDecl *Body = calledBody(*Call, Ctx);
+        if (!Body && isModuleForwardCall(*Call))
+          Body = userForwardOf(*Call);
+        if (Body && Body != &Fn)
           if (std::optional<LossWrapper> Inner = wrapperOf(*Body, Depth + 1)) {
             const unsigned Arg = Inner->Param + firstParameterArg(*Call);
             if (Arg < Call->getNumArgs())
               if (std::optional<unsigned> P =
-                      parameterIndex(Call->getArg(Arg), Fn))
+                      parameterIndex(Call->getArg(Arg), Fn, Locals))
                 Found = LossWrapper{Inner->Loss, *P};
           }
       }
@@ -459,11 +492,16 @@ void SoftmaxBeforeCrossEntropyCheck::checkWrapperCall(
   for (const FunctionDecl *Body : calledBodies(Call, *Result.Context))
     if (Body->getBody() && !W)
       W = wrapperOf(*Body, 0);
+  // A user module's forward (a loss module of the user's: `criterion(pred,
+  // label)`).
+  if (!W && isModuleForwardCall(Call))
+    if (const FunctionDecl *Forward = userForwardOf(Call))
+      W = wrapperOf(*Forward, 0);
   const unsigned Arg = W ? W->Param + firstParameterArg(Call) : 0;
   if (!W || Arg >= Call.getNumArgs())
     return;
   static const llvm::Regex NoEpsilonNames("^$");
-  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames);
+  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames, &Parents);
   const Origin O = originOf(Call.getArg(Arg), Locals, 0);
   const char *Message =
       messageFor(opHas(lossOpName(*W->Loss), op::TakesLogits), O.Kind);
@@ -511,7 +549,7 @@ void SoftmaxBeforeCrossEntropyCheck::check(
   if (!Prediction)
     return;
   static const llvm::Regex NoEpsilonNames("^$");
-  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames);
+  BoundaryAnalysis Locals(*Result.Context, NoEpsilonNames, &Parents);
   const Origin O = originOf(Prediction, Locals, 0);
   const bool TakesLogits = opHas(LossName, op::TakesLogits);
   const bool Wrong =

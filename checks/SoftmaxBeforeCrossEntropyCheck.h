@@ -8,6 +8,7 @@
 #define TORCH_TIDY_CHECKS_SOFTMAXBEFORECROSSENTROPYCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/ast/BodyParents.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -48,12 +49,16 @@ private:
   void forgetTranslationUnit() {
     Reported.clear();
     Wrappers.clear();
+    Parents.clear();
   }
 
   UserCodeMatchFinder UserCode{*this};
   llvm::DenseMap<const FunctionDecl *, std::optional<LossWrapper>> Wrappers;
   /// One diagnostic per loss call (a macro expanded twice, a lambda).
   llvm::DenseSet<SourceLocation> Reported;
+  /// Parents of the analysed bodies: a variable's value at a use is the
+  /// definition that reaches it (`out = log_softmax(out, 1); loss(out, y)`).
+  BodyParents Parents;
 };
 
 } // namespace clang::tidy::torch

@@ -496,6 +496,10 @@ const Expr *BoundaryAnalysis::definitionAt(const VarDecl *VD, const Expr *Use) {
   return Defs.size() == 1 ? Defs.front() : nullptr;
 }
 
+bool BoundaryAnalysis::holdsArgumentAt(const ParmVarDecl *P, const Expr *Use) {
+  return Parents && writesOf(P).Known && definitionsAt(P, Use).empty();
+}
+
 ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
   Visiting.clear();
   StepsLeft = MaxSteps;

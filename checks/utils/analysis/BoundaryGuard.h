@@ -84,6 +84,11 @@ public:
   /// one does.
   const Expr *definitionAt(const VarDecl *VD, const Expr *Use);
 
+  /// True if at \p Use the parameter \p P still holds the caller's argument:
+  /// its writes are all known and none reaches the use (`pred =
+  /// pred.view(...)` reads the caller's value on its right).
+  bool holdsArgumentAt(const ParmVarDecl *P, const Expr *Use);
+
   /// True if \p E names an epsilon-like variable, member or accessor, or is
   /// built from one (`-1 + eps`, `1 - kEps`).
   bool mentionsEpsilon(const Expr *E) const;

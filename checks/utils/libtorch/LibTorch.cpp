@@ -900,6 +900,15 @@ bool isAffineModuleClass(const CXXRecordDecl *RD) {
                           {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});
 }
 
+bool isScoreLayerClass(const CXXRecordDecl *RD) {
+  return isAffineModuleClass(RD) ||
+         hasQualifiedName(
+             RD, {"torch::nn::Conv1dImpl", "torch::nn::Conv2dImpl",
+                  "torch::nn::Conv3dImpl", "torch::nn::ConvTranspose1dImpl",
+                  "torch::nn::ConvTranspose2dImpl",
+                  "torch::nn::ConvTranspose3dImpl"});
+}
+
 bool moduleSavesInput(const CXXRecordDecl *RD) {
   if (!RD || !RD->getIdentifier())
     return false;

@@ -317,6 +317,10 @@ const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward);
 /// True if \p RD is LibTorch's torch::nn::LinearImpl (or BilinearImpl): its
 /// forward returns raw scores.
 bool isAffineModuleClass(const CXXRecordDecl *RD);
+/// LibTorch's layers whose output is unbounded scores: the affine ones, and
+/// convolutions (a segmentation head's per-pixel or per-point class scores,
+/// `Conv2d(64, num_classes, 1)`).
+bool isScoreLayerClass(const CXXRecordDecl *RD);
 
 /// True if \p RD is one of LibTorch's layers with learnable weights whose
 /// forward saves its input for the backward (torch::nn::LinearImpl,
