@@ -57,7 +57,7 @@ torch::Tensor lossModuleTakesLogProbabilities(torch::nn::Conv2d head,
   return criterion(pred, y);
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: cross_entropy applies log_softmax itself, so the log_softmax before it is redundant; pass the logits [torch-softmax-before-cross-entropy]
   // CHECK-MESSAGES: :[[@LINE-42]]:12: note: the loss is computed here on the argument
-  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: log_softmax applied here
+  // CHECK-MESSAGES: :[[@LINE-4]]:15: note: log_softmax applied here
 }
 
 // --- Negative twins ---------------------------------------------------------------
