@@ -18,6 +18,131 @@ namespace clang::tidy::torch {
 
 namespace {
 
+/// A condition that holds on every k-th iteration: it tests a remainder
+/// (`epoch % 20 == 0`, `(step + 1) % decay_every == 0`).
+bool isPeriodicCondition(const Expr *Cond) {
+  bool Found = false;
+  forEachStmt(Cond, [&](const Stmt &S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(&S);
+        BO && BO->getOpcode() == BO_Rem)
+      Found = true;
+  });
+  return Found;
+}
+
+/// The local variable or parameter an lvalue is part of: `cfg`, `cfg.lr`,
+/// `flags[i]`.
+const VarDecl *rootVariable(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(Ref->getDecl());
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (ME->isArrow())
+        return nullptr;
+      E = ME->getBase();
+    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = AS->getBase();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// True if \p Loop may change \p VD: an assignment, an increment, its
+/// address, a non-const reference argument, a non-const method call on it.
+bool mayChangeIn(const VarDecl &VD, const Stmt &Loop) {
+  bool Found = false;
+  auto Is = [&](const Expr *E) { return rootVariable(E) == &VD; };
+  forEachStmt(&Loop, [&](const Stmt &S) {
+    if (Found)
+      return;
+    if (const auto *B = dyn_cast<BinaryOperator>(&S))
+      Found = B->isAssignmentOp() && Is(B->getLHS());
+    else if (const auto *U = dyn_cast<UnaryOperator>(&S))
+      Found = (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+              Is(U->getSubExpr());
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&S)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      Found = (!M || !M->isConst()) && Is(Member->getImplicitObjectArgument());
+    }
+    if (Found)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      const unsigned First = isa<CXXOperatorCallExpr>(Call) &&
+                                     isa_and_nonnull<CXXMethodDecl>(F)
+                                 ? 1
+                                 : 0;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->isAssignmentOp() && Op->getNumArgs() > 0 &&
+          Is(Op->getArg(0))) {
+        Found = true;
+        return;
+      }
+      for (unsigned I = First; I < Call->getNumArgs() && !Found; ++I) {
+        if (!Is(Call->getArg(I)))
+          continue;
+        const unsigned P = I - First;
+        const ParmVarDecl *Param =
+            F && P < F->getNumParams() ? F->getParamDecl(P) : nullptr;
+        QualType T = Param ? Param->getType() : QualType();
+        Found = T.isNull() || (T->isReferenceType() &&
+                               !T.getNonReferenceType().isConstQualified()) ||
+                T->isPointerType();
+      }
+    }
+  });
+  return Found;
+}
+
+/// True if \p Cond reads only variables declared outside \p Loop that the
+/// loop never changes (`if (cfg.reset_optimizer)`, `if (use_adam)`): when it
+/// holds once it holds on every iteration. Calls, members of `this` and
+/// globals may change behind the loop's back: not invariant.
+bool isLoopInvariantCondition(const Expr *Cond, const Stmt &Loop,
+                              const SourceManager &SM) {
+  if (!Cond)
+    return false;
+  bool Invariant = true;
+  bool ReadsVariable = false;
+  forEachStmt(Cond, [&](const Stmt &S) {
+    if (!Invariant)
+      return;
+    if (isa<CallExpr, CXXThisExpr, LambdaExpr>(&S)) {
+      Invariant = false;
+      return;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(&S);
+    if (!Ref)
+      return;
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD) {
+      Invariant = isa<EnumConstantDecl>(Ref->getDecl());
+      return;
+    }
+    if (!VD->hasLocalStorage() && !VD->getType().isConstQualified()) {
+      Invariant = false;
+      return;
+    }
+    ReadsVariable = true;
+    if (VD->getType()->isReferenceType() ||
+        SM.isBeforeInTranslationUnit(Loop.getBeginLoc(), VD->getLocation()) ||
+        mayChangeIn(*VD, Loop))
+      Invariant = false;
+  });
+  return Invariant && ReadsVariable;
+}
+
+/// True if a creation under the condition \p Cond of \p Loop may happen on
+/// some iterations only (`if (!opt)`, `if (epoch == 0)`, `if (improved)`):
+/// not when the condition holds periodically or, once it holds, always.
+bool conditionMakesItRare(const Expr *Cond, const Stmt &Loop,
+                          const SourceManager &SM) {
+  return !isPeriodicCondition(Cond) && !isLoopInvariantCondition(Cond, Loop, SM);
+}
+
 /// How many local variables are followed back to their initialisers.
 constexpr unsigned MaxDepth = 4;
 
@@ -102,12 +227,19 @@ bool isDeclaredIn(const Decl &D, const Stmt &Loop, const SourceManager &SM) {
          !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(endLoc(Loop)), Loc);
 }
 
-bool containsStep(const Stmt &S) {
+bool containsStep(const Stmt &S, ASTContext &Ctx) {
   bool Found = false;
   forEachStmt(&S, [&](const Stmt &Child) {
-    if (const auto *Call = dyn_cast<CallExpr>(&Child); Call && !Found)
-      Found = isOptimizerStepCall(*Call) ||
-              (dependentCalleeName(*Call) == "step" && callObject(*Call));
+    const auto *Call = dyn_cast<CallExpr>(&Child);
+    if (!Call || Found)
+      return;
+    Found = isOptimizerStepCall(*Call) ||
+            (dependentCalleeName(*Call) == "step" && callObject(*Call));
+    // A helper of the user's code that steps (`train(model, *opt, epoch)`
+    // in the epoch loop, the batch loop inside it).
+    if (!Found)
+      if (const FunctionSummary *Summary = summaryAt(*Call, Ctx))
+        Found = Summary->Trains;
   });
   return Found;
 }
@@ -360,7 +492,7 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   // The training loop: the innermost loop around the construction that steps.
   const Stmt *Loop = nullptr;
   for (const Stmt *L : enclosingLoops(*C.At, Fn, Parents))
-    if (containsStep(*L)) {
+    if (containsStep(*L, Fn.getASTContext())) {
       Loop = L;
       break;
     }
@@ -374,6 +506,11 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   // Created under a condition and kept outside the iteration (`if (!opt) opt =
   // ...`): created once, or reset on purpose.
   bool Conditional = false;
+  // ... unless the condition holds periodically (`if (epoch % 20 == 0)`: a
+  // learning-rate schedule by reconstruction throws the state away every
+  // period) or on every iteration once it holds (`if (cfg.reset)`).
+  bool Periodic = false;
+  bool Invariant = false;
   bool LocalVariable = isa<DeclStmt>(C.At);
   bool InExpression = isa<Expr>(C.At);
   const Stmt *Child = C.At;
@@ -387,12 +524,15 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
           if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
             return; // Constructed once.
     }
-    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child)
+    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child) {
       Conditional = true;
+      Periodic |= isPeriodicCondition(If->getCond());
+      Invariant |= isLoopInvariantCondition(If->getCond(), *Loop, SM);
+    }
     if (isa<SwitchCase, ConditionalOperator>(P))
       Conditional = true;
   }
-  if (Conditional && !LocalVariable)
+  if (Conditional && !LocalVariable && !Periodic && !Invariant)
     return;
 
   RootFinder Finder(*Loop, SM);
@@ -406,9 +546,15 @@ void OptimizerCreatedInLoopCheck::examine(const Construction &C,
   if (!Outliving && !Finder.R.This)
     return;
   Reported.insert(C.Loc);
-  diag(C.Loc, "optimizer constructed inside the training loop starts from "
-              "fresh state on every iteration (moments, momentum buffers, step "
-              "count); construct it once before the loop");
+  if (Conditional && Periodic && !LocalVariable)
+    diag(C.Loc, "optimizer reconstructed periodically inside the training "
+                "loop starts from fresh state every time (moments, momentum "
+                "buffers, step count); construct it once before the loop and "
+                "change the learning rate in its param_groups() options");
+  else
+    diag(C.Loc, "optimizer constructed inside the training loop starts from "
+                "fresh state on every iteration (moments, momentum buffers, "
+                "step count); construct it once before the loop");
   if (Outliving)
     diag(Outliving->getLocation(),
          "its parameters come from '%0', which outlives the loop",
@@ -492,29 +638,37 @@ void OptimizerCreatedInLoopCheck::examineThroughCalls(
   RootFinder Inside(*Helper.getBody(), SM);
   Inside.visit(C.Args.front(), 0);
   ASTContext &Ctx = Fn.getASTContext();
-  const bool HelperSteps = containsStep(*Helper.getBody());
+  const bool HelperSteps = containsStep(*Helper.getBody(), Fn.getASTContext());
   for (const CallSite &Site : callSitesOf(Helper, Ctx)) {
     if (!Site.Caller || !Site.Caller->getBody() ||
         isInTemplateInstantiation(*Site.Caller))
       continue;
     const Stmt *Loop = nullptr;
     for (const Stmt *L : enclosingLoops(*Site.Call, *Site.Caller, Parents))
-      if (HelperSteps || containsStep(*L)) {
+      if (HelperSteps || containsStep(*L, Fn.getASTContext())) {
         Loop = L;
         break;
       }
     if (!Loop)
       continue;
     // A factory's optimizer is made where the caller asks for it: on every
-    // iteration only when the call is not under a condition in the loop (a
-    // periodic restart is deliberate).
+    // iteration only when the call is not under a condition in the loop that
+    // holds on some iterations only (`if (!opt)`, `if (stage_changed)`; not
+    // `if (epoch % 20 == 0)` nor `if (cfg.reset_optimizer)`).
     if (Returned) {
       bool Conditional = false;
+      const Stmt *Child = Site.Call;
       for (const Stmt *P = Parents.parentOf(*Site.Call, *Site.Caller);
-           P && P != Loop; P = Parents.parentOf(*P, *Site.Caller))
-        if (isa<IfStmt, SwitchCase, ConditionalOperator,
-                BinaryConditionalOperator, LambdaExpr>(P))
+           P && P != Loop; Child = P, P = Parents.parentOf(*P, *Site.Caller)) {
+        if (const auto *If = dyn_cast<IfStmt>(P)) {
+          if (If->getCond() != Child &&
+              conditionMakesItRare(If->getCond(), *Loop, SM))
+            Conditional = true;
+        } else if (isa<SwitchCase, ConditionalOperator,
+                       BinaryConditionalOperator, LambdaExpr>(P)) {
           Conditional = true;
+        }
+      }
       if (Conditional)
         continue;
     }

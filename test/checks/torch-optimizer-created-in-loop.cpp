@@ -179,18 +179,13 @@ void ensemble(std::vector<Net> &models, const Batches &data) {
   }
 }
 
-// Created under a condition and kept: created once, or reset on purpose.
+// Created under a condition and kept: created once.
 void stored_once(Net &model, const Batches &data) {
   std::unique_ptr<torch::optim::Adam> opt;
   for (const auto &batch : data) {
     if (!opt)
       opt = std::make_unique<torch::optim::Adam>(model->parameters());
     model->forward(batch.first).sum().backward();
-    opt->step();
-  }
-  for (int epoch = 0; epoch < 100; ++epoch) {
-    if (epoch % 10 == 0)
-      opt.reset(new torch::optim::Adam(model->parameters()));
     opt->step();
   }
 }
