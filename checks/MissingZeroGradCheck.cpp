@@ -45,6 +45,50 @@ const CallExpr *firstBackwardIn(const Stmt &S) {
   return Found;
 }
 
+/// The body of the lambda a call's argument is or names (`opt.step(closure)`
+/// with `auto closure = [&] { ...; loss.backward(); return loss; };`).
+const Stmt *closureBody(const Expr *Arg) {
+  Arg = Arg ? stripImplicit(Arg) : nullptr;
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Arg)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    Arg = VD && VD->hasLocalStorage() ? VD->getInit() : nullptr;
+  }
+  const LambdaExpr *Lambda = nullptr;
+  if (Arg)
+    forEachStmt(Arg, [&](const Stmt &S) {
+      if (!Lambda)
+        Lambda = dyn_cast<LambdaExpr>(&S);
+    });
+  return Lambda ? Lambda->getBody() : nullptr;
+}
+
+/// The first backward pass in \p S, or else the first call in it of a
+/// function of the user's code that runs one (a trainer's training_step()
+/// beside its optimizer_step()), followed \p Depth calls deep.
+const CallExpr *backwardReachedIn(const Stmt &S, const ASTContext &Ctx,
+                                  unsigned Depth = 0) {
+  if (const CallExpr *Pass = firstBackwardIn(S))
+    return Pass;
+  const CallExpr *Found = nullptr;
+  if (Depth >= 3)
+    return nullptr;
+  forEachStmt(&S, [&](const Stmt &Child) {
+    const auto *Call = dyn_cast<CallExpr>(&Child);
+    if (!Call || Found)
+      return;
+    const FunctionDecl *Body = calledBody(*Call, Ctx);
+    if (Body && Body->getBody() && &S != Body->getBody() &&
+        backwardReachedIn(*Body->getBody(), Ctx, Depth + 1))
+      Found = Call;
+    // A closure handed to the call (LBFGS's step(closure)).
+    for (const Expr *Arg : Call->arguments())
+      if (const Stmt *Closure = closureBody(Arg);
+          !Found && Closure && firstBackwardIn(*Closure))
+        Found = Call;
+  });
+  return Found;
+}
+
 /// True if \p S contains a statement that clears the gradients that the
 /// optimizer \p Stepped steps: a zero_grad() of another named optimizer
 /// (the other network's, in a GAN) does not count.
@@ -293,6 +337,15 @@ bool MissingZeroGradCheck::clearsGradients(
     const auto *Call = dyn_cast<CallExpr>(&Child);
     if (!Call)
       return;
+    // A closure named by a call's argument, defined elsewhere
+    // (`opt.step(closure)` with the closure clearing first).
+    for (const Expr *Arg : Call->arguments())
+      if (const Stmt *Closure = closureBody(Arg);
+          Closure && isa<DeclRefExpr>(stripImplicit(Arg)) && Depth < MaxHelperDepth &&
+          clearsGradients(*Closure, Depth + 1, Stepped))
+        Found = true;
+    if (Found)
+      return;
     llvm::SmallVector<const FunctionDecl *, 2> Callees;
     if (const FunctionDecl *F = Call->getDirectCallee())
       Callees.push_back(F);
@@ -366,7 +419,13 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
   if (Opt && !isa<ParmVarDecl>(Opt) &&
       Opt->getDeclContext() == static_cast<const DeclContext *>(&Helper))
     return;
-  if (clearsGradients(*Helper.getBody(), 0))
+  // Only clearings that may reach this optimizer's gradients count (a
+  // trainer's step that clears the generator's optimizer and steps the
+  // discriminator's too).
+  const ValueDecl *Stepped =
+      callObject(Step) ? moduleObjectEntity(callObject(Step)) : nullptr;
+  const Stmt *OtherClearing = nullptr;
+  if (clearsGradients(*Helper.getBody(), 0, Stepped, &OtherClearing))
     return;
   const CallExpr *HelperBackward = firstBackwardIn(*Helper.getBody());
   for (const CallSite &Site : callSitesOf(Helper, Ctx)) {
@@ -377,11 +436,13 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
     const Stmt *Loop = nullptr;
     const CallExpr *Backward = HelperBackward;
     for (const Stmt *L : enclosingLoops(*Site.Call, *Site.Caller, Parents))
-      if (HelperBackward || (Backward = firstBackwardIn(*L))) {
+      if (HelperBackward || (Backward = backwardReachedIn(*L, Ctx))) {
         Loop = L;
         break;
       }
-    if (!Loop || !Backward || clearsGradients(*Loop, 0))
+    // The loop's own clearings (the helper's call itself is judged above).
+    auto IsSite = [&](const Stmt &S) { return &S == Site.Call; };
+    if (!Loop || !Backward || clearsGradients(*Loop, 0, Stepped, nullptr, IsSite))
       continue;
     // The optimizer handed over: one made in the loop is fresh each time.
     if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(Opt)) {
@@ -397,12 +458,25 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
       return;
     const auto *Method = dyn_cast<CXXMethodDecl>(&Helper);
     const bool IsLambda = Method && Method->getParent()->isLambda();
-    diag(beginLoc(Step),
-         "optimizer step in %select{'%1'|a lambda}0, which a training loop "
-         "calls, and nothing in that loop clears gradients: each backward() "
-         "adds to the gradients of all earlier iterations; call zero_grad() "
-         "before backward()")
-        << IsLambda << (IsLambda ? StringRef() : Helper.getName());
+    if (OtherClearing && Stepped && Stepped->getIdentifier()) {
+      diag(beginLoc(Step),
+           "optimizer step in %select{'%1'|a lambda}0, which a training loop "
+           "calls, clears other gradients but never those of '%2': each "
+           "backward() adds to the gradients of all earlier iterations; call "
+           "%2.zero_grad() before backward()")
+          << IsLambda << (IsLambda ? StringRef() : Helper.getName())
+          << Stepped->getName();
+      diag(beginLoc(*OtherClearing),
+           "this clears the gradients of another model or optimizer",
+           DiagnosticIDs::Note);
+    } else {
+      diag(beginLoc(Step),
+           "optimizer step in %select{'%1'|a lambda}0, which a training loop "
+           "calls, and nothing in that loop clears gradients: each backward() "
+           "adds to the gradients of all earlier iterations; call zero_grad() "
+           "before backward()")
+          << IsLambda << (IsLambda ? StringRef() : Helper.getName());
+    }
     diag(beginLoc(*Site.Call), "called in the training loop here",
          DiagnosticIDs::Note);
     diag(beginLoc(*Backward), "gradients accumulate across iterations here",
@@ -436,7 +510,7 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   const Stmt *Loop = nullptr;
   const CallExpr *Backward = nullptr;
   for (const Stmt *L : enclosingLoops(*Step, *Fn, Parents))
-    if ((Backward = firstBackwardIn(*L))) {
+    if ((Backward = backwardReachedIn(*L, *Result.Context))) {
       Loop = L;
       break;
     }
