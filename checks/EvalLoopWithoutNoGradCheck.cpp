@@ -271,19 +271,37 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   // are examined as forwards themselves.)
   if (Fn->isTemplateInstantiation() || isModuleForwardMethod(*Fn))
     return;
-  for (const CallSite &Site : callSitesOf(*Fn, Ctx))
-    if (Site.Caller != Fn && Site.Caller->getBody() &&
-        !isModuleForwardCall(*Site.Call) &&
-        !enclosingLoops(*Site.Call, *Site.Caller, Parents).empty() &&
-        !GradMode.isOffAt(*Site.Call, *Site.Caller))
-      examine(*Forward, *Site.Call, *Site.Caller, Site.Call, Ctx);
+  // Up through helpers with no loop either (`run()` loops over `inference()`,
+  // which calls `process()`, which runs the forward), three calls at most.
+  llvm::SmallVector<const FunctionDecl *, 4> Chain = {Fn};
+  auto Up = [&](auto &&Self, const FunctionDecl &Callee) -> void {
+    // (A copy: looking up the callers' call sites may grow the index.)
+    const auto Sites = llvm::to_vector(callSitesOf(Callee, Ctx));
+    for (const CallSite &Site : Sites) {
+      if (!Site.Caller || Site.Caller == &Callee || !Site.Caller->getBody() ||
+          isModuleForwardCall(*Site.Call) ||
+          llvm::is_contained(Chain, Site.Caller) ||
+          GradMode.isOffAt(*Site.Call, *Site.Caller))
+        continue;
+      if (!enclosingLoops(*Site.Call, *Site.Caller, Parents).empty()) {
+        examine(*Forward, *Site.Call, *Site.Caller, Site.Call, Ctx, Chain);
+      } else if (Chain.size() < 3 && !Site.Caller->isTemplateInstantiation() &&
+                 !isModuleForwardMethod(*Site.Caller)) {
+        Chain.push_back(Site.Caller);
+        Self(Self, *Site.Caller);
+        Chain.pop_back();
+      }
+    }
+  };
+  Up(Up, *Fn);
 }
 
 void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
                                          const CallExpr &At,
                                          const FunctionDecl &AtFn,
                                          const CallExpr *Via,
-                                         ASTContext &Ctx) {
+                                         ASTContext &Ctx,
+                                         llvm::ArrayRef<const FunctionDecl *> Helpers) {
   const SourceManager &SM = Ctx.getSourceManager();
   const CallExpr *Forward = &At;
   const FunctionDecl *Fn = &AtFn;
@@ -344,10 +362,37 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
     return !SM.isBeforeInTranslationUnit(Loc, SM.getExpansionLoc(Body.getBegin())) &&
            !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body.getEnd()), Loc);
   };
+  // A training lambda stored and called elsewhere (`train_step(x)` in the
+  // epoch's training loop) trains where its calls are: in a sibling loop it
+  // says nothing about the forward's.
+  auto TrainsOnlyInSiblingLoops = [&](const FunctionDecl &Holder) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(&Holder);
+    if (!Method || !Method->getParent()->isLambda() ||
+        (OwnLambda && OwnLambda->getCallOperator() == Method))
+      return false;
+    bool Called = false;
+    for (const CallSite &Site : callSitesOf(Holder, Ctx)) {
+      if (!Site.Caller)
+        return false;
+      Called = true;
+      const auto SiteLoops = enclosingLoops(*Site.Call, *Site.Caller, Parents,
+                                            /*CrossLambdas=*/true);
+      if (SiteLoops.empty() || llvm::is_contained(AllLoops, SiteLoops.front()))
+        return false;
+    }
+    return Called;
+  };
   for (const FunctionFacts *F : Around)
     for (auto [Training, Holder] : F->TrainingCalls) {
       const auto TrainingLoops =
           enclosingLoops(*Training, *Holder, Parents, /*CrossLambdas=*/true);
+      if (const LambdaExpr *Lambda =
+              TrainingLoops.empty()
+                  ? enclosingLambda(*Training, *Holder, Parents)
+                  : nullptr;
+          Lambda && Lambda->getCallOperator() &&
+          TrainsOnlyInSiblingLoops(*Lambda->getCallOperator()))
+        continue;
       if ((TrainingLoops.empty() && InOwnLambda(*Training)) ||
           (!TrainingLoops.empty() &&
            llvm::is_contained(AllLoops, TrainingLoops.front())))
@@ -363,6 +408,31 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
   for (const FunctionFacts *F : Around)
     if (LastModeCall && F->LeavesEval.contains(LastModeCall))
       EvalCall = LastModeCall;
+  // The helper that holds the forward: its name (`validation_step(model,
+  // x)`), and its own last mode change before the forward (`model->eval();
+  // auto out = model->forward(x);` inside it).
+  for (const FunctionDecl *Between :
+       Helpers.size() > 1 ? Helpers.drop_front() : ArrayRef<const FunctionDecl *>())
+    if (Between->getIdentifier())
+      NamedForEvaluation |= EvaluationFunction.match(Between->getName());
+  if (const FunctionDecl *Helper = Helpers.empty() ? nullptr : Helpers.front();
+      Helper && Helper->getBody()) {
+    for (const std::string &Name : contextNames(ForwardCall, *Helper, Parents))
+      NamedForEvaluation |= EvaluationFunction.match(Name);
+    const FunctionFacts &Inner = factsOf(*Helper, Ctx);
+    const SourceLocation InnerLoc = SM.getExpansionLoc(beginLoc(ForwardCall));
+    const CallExpr *InnerLast = nullptr;
+    for (const CallExpr *Call : Inner.ModeCalls) {
+      const SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
+      if (SM.isBeforeInTranslationUnit(Loc, InnerLoc) &&
+          (!InnerLast ||
+           SM.isBeforeInTranslationUnit(
+               SM.getExpansionLoc(beginLoc(*InnerLast)), Loc)))
+        InnerLast = Call;
+    }
+    if (InnerLast && Inner.LeavesEval.contains(InnerLast))
+      EvalCall = InnerLast;
+  }
   if (!NamedForEvaluation && !EvalCall)
     return;
   if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))

@@ -71,8 +71,13 @@ private:
   /// Whether the forward \p Forward, run at \p At in \p Fn (the forward
   /// itself, or the call of the helper that holds it: \p Via), is in an
   /// evaluation loop without a guard; reports it if so.
+  /// \p Helpers: when \p At is a call of the function that holds \p Forward
+  /// (directly or through other helpers), those functions, innermost first:
+  /// their names count, and the innermost one's own eval() before the
+  /// forward.
   void examine(const CallExpr &Forward, const CallExpr &At,
-               const FunctionDecl &Fn, const CallExpr *Via, ASTContext &Ctx);
+               const FunctionDecl &Fn, const CallExpr *Via, ASTContext &Ctx,
+               llvm::ArrayRef<const FunctionDecl *> Helpers = {});
   void report(const CallExpr &Forward, const Stmt &EvalLoop,
               const CallExpr *EvalCall, const FunctionDecl &Fn,
               const CallExpr *Via, ASTContext &Ctx);
