@@ -317,6 +317,12 @@ void BackwardTwiceWithoutRetainGraphCheck::checkFunction(
     }
     diag(beginLoc(*P.First), "the first pass, which frees the graph, is here",
          DiagnosticIDs::Note);
+    if (P.Via)
+      diag(beginLoc(*P.Via),
+           "both passes run in this call, whose arguments share the graph of "
+           "'%0'",
+           DiagnosticIDs::Note)
+          << Shared;
   }
 }
 

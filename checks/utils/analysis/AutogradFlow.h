@@ -121,6 +121,9 @@ public:
     /// into the next and backpropagates through it: the pass fails on the
     /// second call (Shared is null).
     bool AcrossCalls = false;
+    /// Both passes run in a helper (FunctionSummary::BackpropagatedThrough)
+    /// that this call hands arguments sharing Shared's graph.
+    const CallExpr *Via = nullptr;
   };
 
   /// Where a tensor without history is used where gradient must flow.

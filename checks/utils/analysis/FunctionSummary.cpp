@@ -538,6 +538,39 @@ const FunctionSummary *FunctionSummary::of(const FunctionDecl &F,
   return Def ? summarise(*Def, Ctx) : nullptr;
 }
 
+/// The tensor parameters of \p Def (bit i: index i) that \p E is computed
+/// from, through the initialisers of local variables; history-removing
+/// calls (detach(), item()) cut the way.
+static unsigned tensorParamsIn(const Expr *E, const FunctionDecl &Def,
+                               unsigned Depth) {
+  unsigned Mask = 0;
+  if (!E || Depth > 4)
+    return 0;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && isHistoryRemovingCall(*Call))
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+      if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+        if (Param->getDeclContext() == static_cast<const DeclContext *>(&Def) &&
+            Param->getFunctionScopeIndex() < 32 &&
+            isTensorType(Param->getType().getNonReferenceType()))
+          Mask |= 1u << Param->getFunctionScopeIndex();
+      } else if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+                 VD && VD->isLocalVarDecl() && VD->getInit()) {
+        Mask |= tensorParamsIn(VD->getInit(), Def, Depth + 1);
+      }
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(E);
+  return Mask;
+}
+
 const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
                                                   ASTContext &Ctx) {
   TranslationUnitState &State = state();
@@ -575,6 +608,9 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
           !llvm::is_contained(S.BackpropagatedParams,
                               Param->getFunctionScopeIndex()))
         S.BackpropagatedParams.push_back(Param->getFunctionScopeIndex());
+      else if (!Param)
+        if (unsigned Mask = tensorParamsIn(Root, Def, 0))
+          S.BackpropagatedThrough.push_back({Mask, Call});
     }
     if (const auto *Call = dyn_cast<CallExpr>(St); Call && !Conditional)
       if (const Expr *Target = inPlaceWriteTarget(*Call))

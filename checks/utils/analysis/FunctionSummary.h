@@ -103,6 +103,17 @@ struct FunctionSummary {
   /// retaining the graph (`void optimize(Optimizer &opt, Tensor loss) {
   /// ...; loss.backward(); ... }`): a call is a backward pass on the argument.
   llvm::SmallVector<unsigned, 1> BackpropagatedParams;
+  /// Backward passes on every call, without retaining the graph, on values
+  /// it computes from its tensor parameters (bit i: the parameter at index
+  /// i), in order (`auto pl = -(ret * log_probs).sum(); auto vl =
+  /// loss(values); pl.backward(); vl.backward();`): a call makes one pass per
+  /// entry through its arguments' graphs, located at the pass in the
+  /// function. Not written across files.
+  struct PassThroughParams {
+    unsigned Params = 0;
+    const CallExpr *Pass = nullptr;
+  };
+  llvm::SmallVector<PassThroughParams, 2> BackpropagatedThrough;
   /// The tensor parameters it writes into in place on every call
   /// (`void normalize_(Tensor &t) { t.div_(t.norm()); }`; a Tensor taken by
   /// value shares the caller's tensor too): a call is an in-place write into

@@ -139,6 +139,8 @@ private:
   std::map<std::pair<const void *, const VarDecl *>, unsigned> DefIds;
   bool DefsChanged = false;
   bool Reporting = false;
+  /// The call whose helper's passes pass() is replaying, if any.
+  const CallExpr *PassVia = nullptr;
   State *S = nullptr;
   llvm::SmallPtrSet<const Stmt *, 8> Reported;
   llvm::DenseMap<const CallExpr *, bool> NoGrad;

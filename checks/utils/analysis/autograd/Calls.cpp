@@ -189,6 +189,35 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
           Ops.Args[Index + Shift].History == HistoryEvidence::Evident)
         pass(Call, Ops.Args[Index + Shift], Call.getArg(Index + Shift),
              GraphRetention::Frees);
+    // ... or values computed from arguments: one pass per backward() in it,
+    // through the graphs of the arguments it computes that value from.
+    // Each is the helper's own pass (the second one is where it fails; the
+    // first keeps the graph with retain_graph=true).
+    FreedSet Earlier; // What this call's earlier passes freed.
+    for (const auto &Through : Summary->BackpropagatedThrough) {
+      Value Root;
+      bool Any = false;
+      for (unsigned I = 0; I < 32; ++I)
+        if ((Through.Params & (1u << I)) && I + Shift < Call.getNumArgs() &&
+            I + Shift < Ops.Args.size() &&
+            Ops.Args[I + Shift].History == HistoryEvidence::Evident) {
+          Root.join(Ops.Args[I + Shift]);
+          Any = true;
+        }
+      const Expr *InnerRoot = memberCallObject(*Through.Pass);
+      if (!InnerRoot && Through.Pass->getNumArgs() > 0)
+        InnerRoot = Through.Pass->getArg(0);
+      if (!Any || underNoGradGuard(Call))
+        continue;
+      for (const auto &[Id, By] : Earlier)
+        if (Root.Graph.count(Id))
+          Root.Freed.emplace(Id, By);
+      PassVia = &Call;
+      pass(*Through.Pass, Root, InnerRoot, GraphRetention::Frees);
+      PassVia = nullptr;
+      for (unsigned Id : Root.Graph)
+        Earlier.emplace(Id, Through.Pass);
+    }
     // A helper that writes into an argument in place: the call is the write.
     if (!Summary->WrittenParams.empty())
       for (unsigned Index : Summary->WrittenParams)

@@ -191,6 +191,7 @@ void AutogradFlowBuilder::reportSecondPass(const CallExpr &Call,
     P.StateWriter = Defs[Id].StateWriter;
     P.FailingRoot = soleVariableOf(PassRoots.lookup(&Call));
     P.FirstRoot = soleVariableOf(PassRoots.lookup(First));
+    P.Via = PassVia;
     Out.SecondPasses.push_back(P);
   }
 }
