@@ -258,6 +258,8 @@ private:
   /// \p E names (`out.probs`, `st.h` with `PolicyOut out;` a local of the
   /// function): such fields are followed like local tensors once assigned.
   const VarDecl *localFieldStandin(const Expr *E) const;
+  /// The variable that stands for the analysed method's object (`this`).
+  mutable const VarDecl *ThisStandin = nullptr;
   /// The object whose tensor fields the dataflow follows: a local struct or
   /// class object named as it is, or one the analysed method's object holds
   /// (`baseline_`, through its stand-in).

@@ -97,6 +97,16 @@ const VarDecl *AutogradFlowBuilder::namedObjectOf(const Expr *E) const {
   if (!E)
     return nullptr;
   E = E->IgnoreParenImpCasts();
+  // The analysed method's own object: its tensor members are followed like
+  // locals (a trainer's `hidden_` carried from one chunk to the next).
+  if (isa<CXXThisExpr>(E)) {
+    if (!ThisStandin)
+      ThisStandin = VarDecl::Create(
+          Ctx, const_cast<FunctionDecl *>(&Fn), E->getBeginLoc(),
+          E->getBeginLoc(), &Ctx.Idents.get("this"),
+          cast<CXXThisExpr>(E)->getType(), nullptr, SC_None);
+    return ThisStandin;
+  }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     if (!isLocal(Var) || !Var->getIdentifier() ||
@@ -120,14 +130,18 @@ const VarDecl *AutogradFlowBuilder::namedObjectOf(const Expr *E) const {
 const VarDecl *AutogradFlowBuilder::fieldStandin(const VarDecl *Object,
                                                  const FieldDecl *Field,
                                                  SourceLocation Loc) const {
+  const bool Own = Object && Object == ThisStandin;
   if (!Object || !Field || !Field->getIdentifier() ||
-      !isTensorType(Field->getType()))
+      !(Own ? isTensorValued(Field->getType()) && !Field->getType()->isDependentType()
+            : isTensorType(Field->getType())))
     return nullptr;
   const VarDecl *&Standin = LocalFieldStandins[{Object, Field}];
   if (!Standin)
     Standin = VarDecl::Create(
         Ctx, const_cast<FunctionDecl *>(&Fn), Loc, Loc,
-        &Ctx.Idents.get((Object->getName() + "." + Field->getName()).str()),
+        Own ? Field->getIdentifier()
+            : &Ctx.Idents.get(
+                  (Object->getName() + "." + Field->getName()).str()),
         Field->getType(), Field->getTypeSourceInfo(), SC_None);
   return Standin;
 }
@@ -135,7 +149,8 @@ const VarDecl *AutogradFlowBuilder::fieldStandin(const VarDecl *Object,
 const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
   const auto *Member =
       dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-  if (!Member || Member->isArrow())
+  if (!Member || (Member->isArrow() &&
+                  !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())))
     return nullptr;
   return fieldStandin(namedObjectOf(Member->getBase()),
                       dyn_cast<FieldDecl>(Member->getMemberDecl()),
