@@ -132,10 +132,12 @@ bool keepsEvidence(const CallExpr &Call) {
               M->getParent()->getParent());
           Dict && Dict->getQualifiedNameAsString() == "torch::OrderedDict")
         return true;
-  // std::get<I>(tuple) of a tuple of tensors: an element of the value.
+  // std::get<I>(tuple) of a tuple of tensors: an element of the value; and
+  // std::make_pair / std::make_tuple of tensors: the elements as a whole.
   if (const FunctionDecl *F = Call.getDirectCallee();
       F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
-      F->getName() == "get" && isTensorValued(Call.getType()))
+      llvm::is_contained({"get", "make_pair", "make_tuple"}, F->getName()) &&
+      isTensorValued(Call.getType()))
     return true;
   // In a template, `out.mean()` on a dependent `out`: only the name is known.
   const Expr *Callee = stripImplicit(Call.getCallee());

@@ -215,6 +215,27 @@ bool isTransparent(const Expr &E) {
   return false;
 }
 
+/// A pair or tuple built from tensors (`return {logits, h};`, `std::pair<
+/// Tensor, Tensor>(a, b)`): the whole carries what its elements carry, with
+/// its evidence as it is (it is not one tensor, so not Same as any).
+bool isTensorAggregate(const Expr &E) {
+  QualType T = E.getType();
+  if (!isTensorValued(T) || T->isDependentType() || isTensorType(T) ||
+      isTensorListType(T) || !T->getAsCXXRecordDecl())
+    return false;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+    return Construct->getNumArgs() >= 2 &&
+           llvm::all_of(Construct->arguments(), [](const Expr *A) {
+             return isa<CXXDefaultArgExpr>(A) || isTensorValued(A->getType());
+           });
+  if (const auto *List = dyn_cast<InitListExpr>(&E))
+    return List->getNumInits() >= 2 &&
+           llvm::all_of(List->inits(), [](const Expr *A) {
+             return isTensorValued(A->getType());
+           });
+  return false;
+}
+
 } // namespace
 
 const VarDecl *AutogradFlowBuilder::referent(const VarDecl *Var) const {
@@ -338,7 +359,8 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
   Value V = visitChildren(*E);
   // Only nodes that denote the same tensor pass the evidence on as it is.
   if (!isTransparent(*E)) {
-    capEvidence(V);
+    if (!isTensorAggregate(*E))
+      capEvidence(V);
     newTensor(V);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
