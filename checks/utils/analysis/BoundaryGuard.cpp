@@ -642,6 +642,74 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   return zeroVariable(E, Depth);
 }
 
+bool BoundaryAnalysis::expandedSquaredDistance(BinaryOperatorKind Op,
+                                               const Expr *LHS,
+                                               const Expr *RHS,
+                                               unsigned Depth) {
+  // A squared distance expanded as |a|^2 + |b|^2 - 2 a.b, in any order of
+  // its terms (`sq.unsqueeze(1) - 2 * mm(a, a.t()) + sq.unsqueeze(0)`): a
+  // sum of magnitudes minus one matrix product, exactly 0 on the diagonal,
+  // and rounding takes it below.
+  // (A matrix product, possibly scaled by a positive constant:
+  // `2 * torch::matmul(a, b.t())`.)
+  auto IsProductTerm = [&](auto &&Self, const Expr *E) -> bool {
+    E = stripImplicit(E);
+    if (std::optional<Arithmetic> A = asArithmetic(E); A && A->Op == BO_Mul) {
+      std::optional<double> L = constantValue(A->LHS);
+      std::optional<double> R = constantValue(A->RHS);
+      if (L && *L > 0)
+        return Self(Self, A->RHS);
+      if (R && *R > 0)
+        return Self(Self, A->LHS);
+      return false;
+    }
+    std::optional<LibTorchCall> C = asLibTorchCall(E);
+    return C && C->is(op::Product) && !C->is(op::InPlace);
+  };
+  // The terms with their signs, through nested + and -.
+  llvm::SmallVector<std::pair<const Expr *, bool>, 4> Terms;
+  auto Collect = [&](auto &&Self, const Expr *E, bool Negative) -> void {
+    E = stripImplicit(E);
+    if (std::optional<Arithmetic> A = asArithmetic(E);
+        A && (A->Op == BO_Add || A->Op == BO_Sub) && Terms.size() < 6) {
+      Self(Self, A->LHS, Negative);
+      Self(Self, A->RHS, A->Op == BO_Sub ? !Negative : Negative);
+      return;
+    }
+    Terms.push_back({E, Negative});
+  };
+  Collect(Collect, LHS, false);
+  Collect(Collect, RHS, Op == BO_Sub);
+  unsigned Products = 0, Magnitudes = 0;
+  // `-2 * mm(a, b.t())` written as a term with a negative factor.
+  auto IsNegatedProduct = [&](const Expr *E) {
+    std::optional<Arithmetic> A = asArithmetic(stripImplicit(E));
+    if (!A || A->Op != BO_Mul)
+      return false;
+    std::optional<double> L = constantValue(A->LHS);
+    std::optional<double> R = constantValue(A->RHS);
+    return (L && *L < 0 && IsProductTerm(IsProductTerm, A->RHS)) ||
+           (R && *R < 0 && IsProductTerm(IsProductTerm, A->LHS));
+  };
+  for (const auto &[Term, Negative] : Terms) {
+    if (!Negative && IsNegatedProduct(Term)) {
+      ++Products;
+      continue;
+    }
+    if (Negative) {
+      if (!IsProductTerm(IsProductTerm, Term))
+        return false;
+      ++Products;
+      continue;
+    }
+    ReachResult R = zero(Term, Depth + 1);
+    if (R.State != Reach::Reaches || !R.NonNegative)
+      return false;
+    ++Magnitudes;
+  }
+  return Products == 1 && Magnitudes >= 1;
+}
+
 ReachResult BoundaryAnalysis::zeroArithmetic(BinaryOperatorKind Op,
                                              const Expr *LHS, const Expr *RHS,
                                              unsigned Depth) {
@@ -649,32 +717,12 @@ ReachResult BoundaryAnalysis::zeroArithmetic(BinaryOperatorKind Op,
   case BO_Add:
     if (isPositiveMargin(LHS) || isPositiveMargin(RHS))
       return make(Reach::Guarded);
+    if (expandedSquaredDistance(BO_Add, LHS, RHS, Depth))
+      return make(Reach::Reaches);
     return ValueRange::add(zero(LHS, Depth + 1), zero(RHS, Depth + 1));
   case BO_Sub: {
-    // A squared distance expanded as |a|^2 + |b|^2 - 2 a.b (a sum of
-    // magnitudes minus a matrix product): exactly 0 on the diagonal, and
-    // rounding takes it below.
-    // (A matrix product, possibly scaled by a positive constant:
-    // `2 * torch::matmul(a, b.t())`.)
-    auto IsProductTerm = [&](auto &&Self, const Expr *E) -> bool {
-      E = stripImplicit(E);
-      if (std::optional<Arithmetic> A = asArithmetic(E); A && A->Op == BO_Mul) {
-        std::optional<double> L = constantValue(A->LHS);
-        std::optional<double> R = constantValue(A->RHS);
-        if (L && *L > 0)
-          return Self(Self, A->RHS);
-        if (R && *R > 0)
-          return Self(Self, A->LHS);
-        return false;
-      }
-      std::optional<LibTorchCall> C = asLibTorchCall(E);
-      return C && C->is(op::Product) && !C->is(op::InPlace);
-    };
-    if (IsProductTerm(IsProductTerm, RHS)) {
-      ReachResult L = zero(LHS, Depth + 1);
-      if (L.State == Reach::Reaches && L.NonNegative)
-        return make(Reach::Reaches);
-    }
+    if (expandedSquaredDistance(BO_Sub, LHS, RHS, Depth))
+      return make(Reach::Reaches);
     // 1 - p reaches 0 when p saturates at 1 (sigmoid, softmax, c * c of a
     // cosine).
     std::optional<double> Minuend = constantValue(LHS);
@@ -996,6 +1044,22 @@ DenominatorInfo BoundaryAnalysis::denom(const Expr *E, unsigned Depth) {
     return None;
 
   if (std::optional<Arithmetic> A = asArithmetic(E)) {
+    // A sum of two reductions (`p.sum(1) + t.sum(1)`, a Dice denominator):
+    // 0 where both are, unless one is kept away from it (a positive
+    // reduction plus a non-negative one).
+    if (A->Op == BO_Add) {
+      DenominatorInfo L = denom(A->LHS, Depth + 1);
+      DenominatorInfo R = denom(A->RHS, Depth + 1);
+      if (L.What.empty() || R.What.empty())
+        return None;
+      DenominatorInfo D;
+      D.What = "a sum of reductions";
+      D.Guarded = (L.Guarded && R.NonNegative) || (R.Guarded && L.NonNegative);
+      D.NonNegative = L.NonNegative && R.NonNegative;
+      D.OperandUnknown = L.OperandUnknown && R.OperandUnknown;
+      D.Through = L.Through ? L.Through : R.Through;
+      return D;
+    }
     if (A->Op != BO_Mul)
       return None;
     DenominatorInfo L = denom(A->LHS, Depth + 1);

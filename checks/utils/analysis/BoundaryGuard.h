@@ -113,6 +113,9 @@ private:
   /// zero() of `a + b`, `a - b`, `a * b`, `a / b` in any spelling.
   ReachResult zeroArithmetic(BinaryOperatorKind Op, const Expr *LHS,
                              const Expr *RHS, unsigned Depth);
+  /// `LHS Op RHS` is |a|^2 + |b|^2 - 2 a.b in some order of its terms.
+  bool expandedSquaredDistance(BinaryOperatorKind Op, const Expr *LHS,
+                               const Expr *RHS, unsigned Depth);
   /// zero() of a LibTorch operation.
   ReachResult zeroOperation(const LibTorchCall &C, unsigned Depth);
   ReachResult zeroPow(const LibTorchCall &C, unsigned Depth);
