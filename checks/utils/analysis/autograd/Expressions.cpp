@@ -33,7 +33,9 @@ bool isTensorValued(QualType T) {
     return true;
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
-    return isTensorType(Array->getElementType());
+    return isTensorType(Array->getElementType()) ||
+           (Array->getElementType()->getAsCXXRecordDecl() &&
+            isTensorValued(Array->getElementType()));
   const CXXRecordDecl *Record = T->getAsCXXRecordDecl();
   // An entry of named_parameters(): torch::OrderedDict<Key, Tensor>::Item.
   if (Record && Record->getIdentifier() && Record->getName() == "Item")
@@ -47,7 +49,10 @@ bool isTensorValued(QualType T) {
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   if (Name == "std::initializer_list" && Args.size() == 1 &&
       Args[0].getKind() == TemplateArgument::Type)
-    return isTensorType(Args[0].getAsType());
+    return isTensorType(Args[0].getAsType()) ||
+           (!isTensorListType(Args[0].getAsType()) &&
+            Args[0].getAsType()->getAsCXXRecordDecl() &&
+            isTensorValued(Args[0].getAsType()));
   // What recurrent modules return and take: std::tuple<Tensor,
   // std::tuple<Tensor, Tensor>> (LSTM), std::pair of tensors. The tuple is
   // one value: what any element carries, the whole carries.
@@ -68,8 +73,22 @@ bool isTensorValued(QualType T) {
   if (Name == "torch::OrderedDict" && Args.size() == 2 &&
       Args[1].getKind() == TemplateArgument::Type)
     return isTensorType(Args[1].getAsType());
-  if ((Name == "std::pair" || Name == "std::__1::pair") && Args.size() == 2)
-    return AllTensorValued(Args.asArray());
+  if ((Name == "std::pair" || Name == "std::__1::pair") && Args.size() == 2) {
+    if (AllTensorValued(Args.asArray()))
+      return true;
+    // An entry of a map of named tensors: std::pair<const std::string,
+    // Tensor>, the key a host value.
+    return Args[0].getKind() == TemplateArgument::Type &&
+           Args[1].getKind() == TemplateArgument::Type &&
+           !isTensorValued(Args[0].getAsType()) &&
+           !Args[0].getAsType()->isDependentType() &&
+           isTensorValued(Args[1].getAsType());
+  }
+  // Named tensors: std::map<std::string, Tensor> (a dict of losses).
+  if ((Name == "std::map" || Name == "std::unordered_map" ||
+       Name == "std::__1::map" || Name == "std::__1::unordered_map") &&
+      Args.size() >= 2 && Args[1].getKind() == TemplateArgument::Type)
+    return isTensorValued(Args[1].getAsType());
   return false;
 }
 
@@ -223,16 +242,24 @@ bool isTensorAggregate(const Expr &E) {
   if (!isTensorValued(T) || T->isDependentType() || isTensorType(T) ||
       isTensorListType(T) || !T->getAsCXXRecordDecl())
     return false;
+  // Its elements: tensors, and host values beside them (the key of a named
+  // loss, `{"box", box_loss}`).
+  auto Elements = [](auto Range) {
+    bool AnyTensor = false;
+    for (const Expr *A : Range) {
+      if (isa<CXXDefaultArgExpr>(A))
+        continue;
+      if (isTensorValued(A->getType()))
+        AnyTensor = true;
+      else if (A->getType()->isDependentType())
+        return false;
+    }
+    return AnyTensor;
+  };
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
-    return Construct->getNumArgs() >= 2 &&
-           llvm::all_of(Construct->arguments(), [](const Expr *A) {
-             return isa<CXXDefaultArgExpr>(A) || isTensorValued(A->getType());
-           });
+    return Elements(Construct->arguments());
   if (const auto *List = dyn_cast<InitListExpr>(&E))
-    return List->getNumInits() >= 2 &&
-           llvm::all_of(List->inits(), [](const Expr *A) {
-             return isTensorValued(A->getType());
-           });
+    return Elements(List->inits());
   return false;
 }
 
