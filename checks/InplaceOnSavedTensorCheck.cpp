@@ -75,12 +75,16 @@ SourceLocation callLoc(const Expr &E) {
 
 StatementMatcher InplaceOnSavedTensorCheck::functionFilter() const {
   // Also calls of helpers (functions, lambdas) that write in place into
-  // what they are handed (FunctionSummary::WrittenParams).
+  // what they are handed (FunctionSummary::WrittenParams), and calls through
+  // a std::function (the lambdas it may hold are found by the analysis).
   return callExpr(anyOf(
       isInPlaceTensorWrite(),
       callee(functionDecl(hasBody(hasDescendant(callExpr(isInPlaceTensorWrite()))))),
       callee(cxxMethodDecl(ofClass(cxxRecordDecl(isLambda())),
-                           hasBody(hasDescendant(callExpr(isInPlaceTensorWrite())))))));
+                           hasBody(hasDescendant(callExpr(isInPlaceTensorWrite()))))),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()"),
+                          callee(cxxMethodDecl(ofClass(
+                              cxxRecordDecl(hasName("::std::function"))))))));
 }
 
 void InplaceOnSavedTensorCheck::checkFunction(

@@ -232,6 +232,24 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
         !underNoGradGuard(Call))
       return Ops.Args[Summary->ReturnedParams[0] + Shift];
   }
+  // A callable that holds one of several lambdas (a std::function member
+  // assigned `[](Tensor t) { return t.relu_(); }` on one path and another
+  // lambda on the other): a lambda that writes into its argument in place
+  // may be the one that runs.
+  llvm::SmallVector<unsigned, 2> Written;
+  const unsigned WrittenShift = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+  if (!summaryAt(Call, Ctx)) {
+    const unsigned Shift = WrittenShift;
+    for (const FunctionDecl *Body : calledBodies(Call, Ctx))
+      if (const FunctionSummary *S =
+              Body->getBody() ? FunctionSummary::summarise(*Body, Ctx) : nullptr)
+        for (unsigned Index : S->WrittenParams)
+          if (!llvm::is_contained(Written, Index))
+            Written.push_back(Index);
+    for (unsigned Index : Written)
+      if (Index + Shift < Call.getNumArgs() && Index + Shift < Ops.Args.size())
+        recordWrite(Call, Ops.Args[Index + Shift]);
+  }
   Value Operands = Ops.AllArgs;
   Operands.join(Ops.ObjectValue);
   if (std::optional<Value> Summarised = visitUserCall(Call, Operands)) {
@@ -241,6 +259,11 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
     return *Summarised;
   }
   Value V = visitOperation(Call, Ops);
+  // What it wrote into in place and computes its result from is still
+  // needed by the result's backward pass (`x = post_act(x); return fc2(x);`).
+  for (unsigned Index : Written)
+    if (Index + WrittenShift < Ops.Args.size())
+      V.Savers.insertAll(Ops.Args[Index + WrittenShift].Savers);
   // A helper that returns what it was handed, changed: what it saved and
   // wrote into is still needed by the result.
   if (const FunctionSummary *Summary = summaryAt(Call, Ctx))
