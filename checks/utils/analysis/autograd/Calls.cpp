@@ -147,6 +147,26 @@ bool keepsEvidence(const CallExpr &Call) {
   return false;
 }
 
+/// A call whose callee is out of sight: through a std::function or a
+/// function pointer with no lambda or function of the user's in view.
+bool isOpaqueCallable(const CallExpr &Call, const ASTContext &Ctx) {
+  if (!calledBodies(Call, Ctx).empty())
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    return Op->getOperator() == OO_Call && M &&
+           M->getParent()->getQualifiedNameAsString() == "std::function";
+  }
+  return !Call.getDirectCallee() && Call.getCalleeDecl() &&
+         !isa<FunctionDecl>(Call.getCalleeDecl());
+}
+
+/// A call that returns a floating-point host value.
+bool isFloatingHostResult(const CallExpr &Call) {
+  QualType T = Call.getType().getNonReferenceType().getCanonicalType();
+  return T->isRealFloatingType();
+}
+
 /// `dependent.detach()`, `dependent.item()` in a template: by name only.
 bool removesHistoryAsWritten(const CallExpr &Call) {
   const Expr *Callee = stripImplicit(Call.getCallee());
@@ -259,6 +279,14 @@ Value AutogradFlowBuilder::visitCallee(const CallExpr &Call,
     return *Summarised;
   }
   Value V = visitOperation(Call, Ops);
+  // A host value (a double, a float) that a callable out of sight computes
+  // from a tensor with history (a loss callback held in a std::function
+  // without a lambda in view, a function pointer): whatever it did, the
+  // value carries no graph, and rebuilding a tensor from it cuts it.
+  if (!V.Taint && isFloatingHostResult(Call) && isOpaqueCallable(Call, Ctx) &&
+      (Ops.AllArgs.History == HistoryEvidence::Evident ||
+       Ops.AllArgs.Backpropagated))
+    V.Taint = &Call;
   // What it wrote into in place and computes its result from is still
   // needed by the result's backward pass (`x = post_act(x); return fc2(x);`).
   for (unsigned Index : Written)
