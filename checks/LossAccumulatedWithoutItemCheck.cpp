@@ -177,6 +177,11 @@ const CallSite *LossAccumulatedWithoutItemCheck::trainingLoopCallerOf(
             Backpropagated |= ME->getMemberDecl() == Field;
         });
       });
+      // ... also through the locals it builds the loss from (a rollout
+      // memory whose transitions learn() stacks into the loss).
+      if (!Backpropagated && Def != &Fn)
+        if (const AutogradFlow *Flow = AutogradFlow::of(*Def, Ctx))
+          Backpropagated = Flow->reachesBackwardPass(*Field);
     }
     if (Backpropagated)
       return nullptr;

@@ -2,6 +2,7 @@
 
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/ProjectSummaries.h"
+#include "utils/analysis/autograd/Builder.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
@@ -894,11 +895,14 @@ const CallExpr *valueReadIn(const Expr *E, unsigned Depth = 0) {
 
 } // namespace
 
-const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
+/// The stores of the methods of \p Field's class into their own members, as
+/// their dataflows see them: per host-value member the read of the value it
+/// was filled with (values read out of a tensor with history), per
+/// tensor-valued member the stored value with evident history.
+static const Expr *storedInMember(const FieldDecl &Field, ASTContext &Ctx) {
   TranslationUnitState &State = state();
   const auto *Class = dyn_cast<CXXRecordDecl>(Field.getParent());
-  if (!Class || State.ComputingReadOutMembers ||
-      !isHostValueType(Field.getType()))
+  if (!Class || State.ComputingReadOutMembers)
     return nullptr;
   Class = Class->getCanonicalDecl();
   auto [It, Inserted] = State.ReadOutMembers.try_emplace(Class);
@@ -918,6 +922,8 @@ const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
       // of, or an assignment of, a value read out of a tensor.
       llvm::SmallVector<std::pair<const FieldDecl *, const CallExpr *>, 2>
           Stores;
+      llvm::SmallVector<std::pair<const FieldDecl *, const Expr *>, 2>
+          TensorStores;
       forEachStmt(Body->getBody(), [&](const Stmt &S) {
         const FieldDecl *Into = nullptr;
         const Expr *Stored = nullptr;
@@ -939,12 +945,19 @@ const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
           Into = ownField(Op->getArg(0));
           Stored = Op->getArg(1);
         }
-        if (!Into || !isHostValueType(Into->getType()) || Found.count(Into))
+        if (!Into || Found.count(Into) || !Stored)
+          return;
+        if (autograd::isTensorValued(Into->getType()) &&
+            !Into->getType()->isDependentType()) {
+          TensorStores.push_back({Into, Stored});
+          return;
+        }
+        if (!isHostValueType(Into->getType()))
           return;
         if (const CallExpr *Read = valueReadIn(Stored))
           Stores.push_back({Into, Read});
       });
-      if (Stores.empty())
+      if (Stores.empty() && TensorStores.empty())
         continue;
       // Read out of a tensor with history, as the method's own dataflow
       // sees it.
@@ -956,6 +969,11 @@ const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
         if (const Expr *Object = callObject(*Read);
             Object && Flow->historyOf(*Object) != HistoryEvidence::None)
           Found.try_emplace(Into, Read);
+      // (A tensor stored with history the method made itself: a module's
+      // forward or a loss in it.)
+      for (const auto &[Into, Stored] : TensorStores)
+        if (Flow->historyOf(*Stored) == HistoryEvidence::Evident)
+          Found.try_emplace(Into, Stored);
     }
     State.ComputingReadOutMembers = false;
     // (The map may have grown: look the entry up again.)
@@ -963,6 +981,18 @@ const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
     It->second = std::move(Found);
   }
   return It->second.lookup(&Field);
+}
+
+const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
+  return isHostValueType(Field.getType()) ? storedInMember(Field, Ctx)
+                                          : nullptr;
+}
+
+const Expr *historyStoredIn(const FieldDecl &Field, ASTContext &Ctx) {
+  return autograd::isTensorValued(Field.getType()) &&
+                 !Field.getType()->isDependentType()
+             ? storedInMember(Field, Ctx)
+             : nullptr;
 }
 
 } // namespace clang::tidy::torch

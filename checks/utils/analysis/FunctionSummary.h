@@ -166,6 +166,13 @@ const Expr *lambdaReadOut(const LambdaExpr &Lambda, ASTContext &Ctx);
 /// (each such method's dataflow, uncached); null while being computed.
 const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx);
 
+/// For a tensor-valued member of a class of the user's (a tensor, a
+/// `std::vector` of transitions) that a method of the class fills with
+/// values with evident history (`memory_.emplace_back(state, log_prob,
+/// reward, value)` in an agent's act()): the stored value; null otherwise.
+/// Computed with readOutStoredIn.
+const Expr *historyStoredIn(const FieldDecl &Field, ASTContext &Ctx);
+
 /// A call of a function, and the function whose body holds it (for a call
 /// in a lambda, the function around the lambda).
 struct CallSite {

@@ -68,8 +68,9 @@ bool isTensorValued(QualType T) {
       Args.size() == 1 && Args[0].getKind() == TemplateArgument::Type)
     return isTensorValued(Args[0].getAsType());
   if ((Name == "std::tuple" || Name == "std::__1::tuple") && Args.size() == 1 &&
-      Args[0].getKind() == TemplateArgument::Pack)
+      Args[0].getKind() == TemplateArgument::Pack) {
     return AllTensorValued(Args[0].pack_elements());
+  }
   if (Name == "torch::OrderedDict" && Args.size() == 2 &&
       Args[1].getKind() == TemplateArgument::Type)
     return isTensorType(Args[1].getAsType());
@@ -399,6 +400,13 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
         isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
       if (const Expr *Read = readOutStoredIn(*Field, Ctx))
         V.Taint = Read;
+    // A tensor member that a method of the class fills with values with
+    // history (an agent's memory of transitions): it has history here too.
+    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+        Field && V.History != HistoryEvidence::Evident &&
+        isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) &&
+        historyStoredIn(*Field, Ctx))
+      V.History = HistoryEvidence::Evident;
   }
   return filterByType(V, E->getType());
 }
