@@ -74,6 +74,9 @@ def load_projects(path):
             raise InputError("%s: %s: commit '%s' is not a full SHA-1" % (path, p["name"], p["commit"]))
         if p["name"] in projects:
             raise InputError("%s: project %s listed twice" % (path, p["name"]))
+        if "repo" in p and (not isinstance(p["repo"], str) or
+                            not re.fullmatch(r"[^/\s]+/[^/\s]+", p["repo"])):
+            raise InputError("%s: %s: 'repo' is not owner/name" % (path, p["name"]))
         projects[p["name"]] = p
     if not projects:
         raise InputError("%s: no projects" % path)
@@ -182,8 +185,11 @@ def cmd_checkout(args):
             continue
         d = checkout_dir(args.src, name)
         if not os.path.isdir(d):
-            url = args.url.format(name=name, owner=name.split("/")[0], repo=name.split("/")[1],
-                                  dirname=name.replace("/", "+"))
+            # A project pinned twice (another commit of a repository already in
+            # the corpus) names its repository in "repo"; its checkout is its own.
+            repo = p.get("repo", name)
+            url = args.url.format(name=repo, owner=repo.split("/")[0], repo=repo.split("/")[1],
+                                  dirname=repo.replace("/", "+"))
             print("%s: cloning %s" % (name, url), flush=True)
             git(["clone", "--quiet", "--no-checkout", url, d])
         git(["checkout", "--quiet", "--detach", p["commit"]], cwd=d)
@@ -493,7 +499,7 @@ def write_docs(path, results, expectations, projects, files, args):
     w("| project | commit | files | what |")
     w("| --- | --- | --- | --- |")
     for n, p in projects.items():
-        w("| [%s](https://github.com/%s) | `%s` | %d | %s |" % (n, n, p["commit"][:12], len(files[n]),
+        w("| [%s](https://github.com/%s) | `%s` | %d | %s |" % (n, p.get("repo", n), p["commit"][:12], len(files[n]),
                                                           p.get("what", "")))
     w("")
     w("## Last run")
