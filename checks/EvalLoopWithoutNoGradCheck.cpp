@@ -296,6 +296,24 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   Up(Up, *Fn);
 }
 
+/// The last of \p Facts' mode changes before \p At, or \p Last if none is
+/// later than it.
+const CallExpr *
+EvalLoopWithoutNoGradCheck::lastModeCallBefore(const FunctionFacts &Facts,
+                                               const Stmt &At,
+                                               const SourceManager &SM,
+                                               const CallExpr *Last) {
+  const SourceLocation AtLoc = SM.getExpansionLoc(beginLoc(At));
+  for (const CallExpr *Call : Facts.ModeCalls) {
+    const SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
+    if (SM.isBeforeInTranslationUnit(Loc, AtLoc) &&
+        (!Last || SM.isBeforeInTranslationUnit(
+                      SM.getExpansionLoc(beginLoc(*Last)), Loc)))
+      Last = Call;
+  }
+  return Last;
+}
+
 void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
                                          const CallExpr &At,
                                          const FunctionDecl &AtFn,
@@ -319,19 +337,11 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
   llvm::SmallVector<const FunctionFacts *, 2> Around = {&factsOf(*Outer, Ctx)};
   if (Fn != Outer && Fn->isTemplateInstantiation())
     Around.push_back(&factsOf(*Fn, Ctx));
-  const SourceLocation ForwardLoc = SM.getExpansionLoc(beginLoc(*Forward));
   const CallExpr *LastModeCall = nullptr;
   for (const FunctionFacts *F : Around) {
     if (F->SetsGradMode)
       return;
-    for (const CallExpr *Call : F->ModeCalls) {
-      const SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
-      if (SM.isBeforeInTranslationUnit(Loc, ForwardLoc) &&
-          (!LastModeCall ||
-           SM.isBeforeInTranslationUnit(
-               SM.getExpansionLoc(beginLoc(*LastModeCall)), Loc)))
-        LastModeCall = Call;
-    }
+    LastModeCall = lastModeCallBefore(*F, *Forward, SM, LastModeCall);
   }
 
   // A backward pass in a loop around the forward (or outside any loop) means
@@ -420,16 +430,7 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
     for (const std::string &Name : contextNames(ForwardCall, *Helper, Parents))
       NamedForEvaluation |= EvaluationFunction.match(Name);
     const FunctionFacts &Inner = factsOf(*Helper, Ctx);
-    const SourceLocation InnerLoc = SM.getExpansionLoc(beginLoc(ForwardCall));
-    const CallExpr *InnerLast = nullptr;
-    for (const CallExpr *Call : Inner.ModeCalls) {
-      const SourceLocation Loc = SM.getExpansionLoc(beginLoc(*Call));
-      if (SM.isBeforeInTranslationUnit(Loc, InnerLoc) &&
-          (!InnerLast ||
-           SM.isBeforeInTranslationUnit(
-               SM.getExpansionLoc(beginLoc(*InnerLast)), Loc)))
-        InnerLast = Call;
-    }
+    const CallExpr *InnerLast = lastModeCallBefore(Inner, ForwardCall, SM);
     if (InnerLast && Inner.LeavesEval.contains(InnerLast))
       EvalCall = InnerLast;
   }

@@ -78,6 +78,11 @@ private:
   void examine(const CallExpr &Forward, const CallExpr &At,
                const FunctionDecl &Fn, const CallExpr *Via, ASTContext &Ctx,
                llvm::ArrayRef<const FunctionDecl *> Helpers = {});
+  /// The last mode change of \p Facts before \p At (or \p Last).
+  static const CallExpr *lastModeCallBefore(const FunctionFacts &Facts,
+                                            const Stmt &At,
+                                            const SourceManager &SM,
+                                            const CallExpr *Last = nullptr);
   void report(const CallExpr &Forward, const Stmt &EvalLoop,
               const CallExpr *EvalCall, const FunctionDecl &Fn,
               const CallExpr *Via, ASTContext &Ctx);
