@@ -45,23 +45,6 @@ const CallExpr *firstBackwardIn(const Stmt &S) {
   return Found;
 }
 
-/// The body of the lambda a call's argument is or names (`opt.step(closure)`
-/// with `auto closure = [&] { ...; loss.backward(); return loss; };`).
-const Stmt *closureBody(const Expr *Arg) {
-  Arg = Arg ? stripImplicit(Arg) : nullptr;
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Arg)) {
-    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    Arg = VD && VD->hasLocalStorage() ? VD->getInit() : nullptr;
-  }
-  const LambdaExpr *Lambda = nullptr;
-  if (Arg)
-    forEachStmt(Arg, [&](const Stmt &S) {
-      if (!Lambda)
-        Lambda = dyn_cast<LambdaExpr>(&S);
-    });
-  return Lambda ? Lambda->getBody() : nullptr;
-}
-
 /// The first backward pass in \p S, or else the first call in it of a
 /// function of the user's code that runs one (a trainer's training_step()
 /// beside its optimizer_step()), followed \p Depth calls deep.
@@ -82,9 +65,10 @@ const CallExpr *backwardReachedIn(const Stmt &S, const ASTContext &Ctx,
       Found = Call;
     // A closure handed to the call (LBFGS's step(closure)).
     for (const Expr *Arg : Call->arguments())
-      if (const Stmt *Closure = closureBody(Arg);
-          !Found && Closure && firstBackwardIn(*Closure))
-        Found = Call;
+      for (const FunctionDecl *Closure :
+           lambdasPassedAs(Arg, Ctx.getSourceManager()))
+        if (!Found && firstBackwardIn(*Closure->getBody()))
+          Found = Call;
   });
   return Found;
 }
@@ -338,12 +322,19 @@ bool MissingZeroGradCheck::clearsGradients(
     if (!Call)
       return;
     // A closure named by a call's argument, defined elsewhere
-    // (`opt.step(closure)` with the closure clearing first).
-    for (const Expr *Arg : Call->arguments())
-      if (const Stmt *Closure = closureBody(Arg);
-          Closure && isa<DeclRefExpr>(stripImplicit(Arg)) && Depth < MaxHelperDepth &&
-          clearsGradients(*Closure, Depth + 1, Stepped))
+    // (`opt.step(closure)` with the closure clearing first): every lambda
+    // the variable may hold clears.
+    for (const Expr *Arg : Call->arguments()) {
+      if (!isa<DeclRefExpr>(stripImplicit(Arg)) || Depth >= MaxHelperDepth)
+        continue;
+      llvm::SmallVector<const FunctionDecl *, 2> Closures =
+          lambdasPassedAs(Arg, SM);
+      if (!Closures.empty() &&
+          llvm::all_of(Closures, [&](const FunctionDecl *Closure) {
+            return clearsGradients(*Closure->getBody(), Depth + 1, Stepped);
+          }))
         Found = true;
+    }
     if (Found)
       return;
     llvm::SmallVector<const FunctionDecl *, 2> Callees;

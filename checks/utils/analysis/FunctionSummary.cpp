@@ -71,9 +71,6 @@ const FunctionDecl *userDefinition(const FunctionDecl &F,
   return Def;
 }
 
-llvm::SmallVector<const FunctionDecl *, 2>
-lambdasPassedAs(const Expr *Arg, const SourceManager &SM);
-
 /// Records the calls in the bodies of the user's functions.
 class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
 public:
@@ -419,6 +416,9 @@ bodiesHeldBy(const VarDecl *VD, const SourceManager &SM) {
 /// The lambdas of the user's code that the argument \p Arg of a call hands
 /// over: a lambda written there (or a std::function made from one), or a
 /// local variable holding lambdas (bodiesHeldBy).
+
+} // namespace
+
 llvm::SmallVector<const FunctionDecl *, 2>
 lambdasPassedAs(const Expr *Arg, const SourceManager &SM) {
   const Expr *E = Arg ? stripImplicit(Arg) : nullptr;
@@ -433,8 +433,6 @@ lambdasPassedAs(const Expr *Arg, const SourceManager &SM) {
   return bodiesHeldBy(dyn_cast_or_null<VarDecl>(E ? namedEntity(*E) : nullptr),
                       SM);
 }
-
-} // namespace
 
 llvm::SmallVector<const FunctionDecl *, 2>
 calledBodies(const CallExpr &Call, const ASTContext &Ctx) {

@@ -164,6 +164,12 @@ const Expr *lambdaReadOut(const LambdaExpr &Lambda, ASTContext &Ctx);
 /// out of a tensor with history (`log_probs_.push_back(lp.item<float>())`):
 /// the read; null otherwise. Computed once per class and translation unit
 /// (each such method's dataflow, uncached); null while being computed.
+/// The lambdas of the user's code an argument hands over: a lambda written
+/// there, or every lambda a local variable it names holds (its initialiser
+/// and what is assigned to it). Empty when unknown.
+llvm::SmallVector<const FunctionDecl *, 2>
+lambdasPassedAs(const Expr *Arg, const SourceManager &SM);
+
 const Expr *readOutStoredIn(const FieldDecl &Field, ASTContext &Ctx);
 
 /// For a tensor-valued member of a class of the user's (a tensor, a
