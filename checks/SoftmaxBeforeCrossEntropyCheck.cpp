@@ -418,18 +418,7 @@ std::optional<unsigned> parameterIndex(const Expr *E, const FunctionDecl &Fn,
 /// The definition of the forward a call of a user module runs
 /// (`criterion(pred, label)` on a holder, `criterion->forward(...)`).
 const FunctionDecl *userForwardOf(const CallExpr &Forward) {
-  const CXXRecordDecl *Class = forwardModuleClass(Forward);
-  if (!Class || !Class->hasDefinition())
-    return nullptr;
-  const FunctionDecl *Method = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
-    Method = Member->getMethodDecl();
-  if (!Method || Method->getParent() != Class)
-    for (const NamedDecl *D : Class->getDefinition()->lookup(
-             &Class->getASTContext().Idents.get("forward")))
-      if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
-          M && M->isThisDeclarationADefinition())
-        Method = M;
+  const CXXMethodDecl *Method = forwardMethodOf(Forward);
   const FunctionDecl *Def = nullptr;
   if (!Method || !Method->hasBody(Def) || !Def->getBody() ||
       isInLibTorchHeader(Def->getLocation(),

@@ -895,6 +895,27 @@ const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward) {
   return Class;
 }
 
+const CXXMethodDecl *forwardMethodOf(const CallExpr &Forward) {
+  const CXXRecordDecl *Class = forwardModuleClass(Forward);
+  if (!Class || !(Class = Class->getDefinition()))
+    return nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    if (const CXXMethodDecl *M = Member->getMethodDecl();
+        M && M->getParent()->getCanonicalDecl() == Class->getCanonicalDecl())
+      return M;
+  // `model(x)` on a holder: the Impl's forward taking the call's arguments
+  // (an operator() call's first argument is the object).
+  const unsigned Args = isa<CXXOperatorCallExpr>(Forward) && Forward.getNumArgs()
+                            ? Forward.getNumArgs() - 1
+                            : Forward.getNumArgs();
+  for (const NamedDecl *D :
+       Class->lookup(&Class->getASTContext().Idents.get("forward")))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+        M && M->getNumParams() == Args)
+      return M;
+  return nullptr;
+}
+
 bool isAffineModuleClass(const CXXRecordDecl *RD) {
   return hasQualifiedName(RD,
                           {"torch::nn::LinearImpl", "torch::nn::BilinearImpl"});

@@ -314,6 +314,11 @@ const ValueDecl *moduleObjectEntity(const Expr *Object);
 /// class otherwise.
 const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward);
 
+/// The `forward` method of forwardModuleClass(\p Forward) that \p Forward
+/// runs: the method a member call names, or for `net(x)` on a holder the
+/// Impl's `forward` taking the call's arguments; null when not found.
+const CXXMethodDecl *forwardMethodOf(const CallExpr &Forward);
+
 /// True if \p RD is LibTorch's torch::nn::LinearImpl (or BilinearImpl): its
 /// forward returns raw scores.
 bool isAffineModuleClass(const CXXRecordDecl *RD);

@@ -31,14 +31,8 @@ autograd::objectMethodOf(const CallExpr &Call) {
   if (!Op || Op->getOperator() != OO_Call || Op->getNumArgs() == 0 ||
       !isModuleForwardCall(Call))
     return {nullptr, nullptr};
-  const CXXRecordDecl *Impl = forwardModuleClass(Call);
-  if (!Impl || !(Impl = Impl->getDefinition()))
-    return {nullptr, nullptr};
-  for (const NamedDecl *D : Impl->lookup(&Impl->getASTContext().Idents.get(
-           "forward")))
-    if (const auto *M = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
-        M && M->getNumParams() + 1 == Op->getNumArgs())
-      return {Op->getArg(0), M};
+  if (const CXXMethodDecl *M = forwardMethodOf(Call))
+    return {Op->getArg(0), M};
   return {nullptr, nullptr};
 }
 
