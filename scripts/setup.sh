@@ -10,8 +10,9 @@
 #                           plugin, then run the mock-header check tests and the unit tests
 #                           (ctest -L quick; no LibTorch parse; under two minutes when built)
 #   scripts/setup.sh build  install the Debian packages and build everything
-#   scripts/setup.sh package  install the Debian packages, build, and make the Debian package
-#                           (build/torch-tidy_<version>_<arch>.deb, with CPack)
+#   scripts/setup.sh package  install the Debian packages, build what the package holds (target
+#                           install-files: the programs, the plugin, docs and man pages; no test
+#                           programs), and make it (build/torch-tidy_<version>_<arch>.deb, CPack)
 #
 # Environment: BUILD_DIR (default: build), TORCH_TIDY_LLVM_VERSION (default: 19),
 #              SKIP_APT=1 to skip the package installation,
@@ -107,6 +108,9 @@ if [ "$mode" = demo ]; then
 elif [ "$mode" = quick ]; then
   echo "==> building bin/torch-tidy and the plugin"
   cmake --build "$build_dir" --target torch-tidy TorchTidy "${build_args[@]}"
+elif [ "$mode" = package ]; then
+  echo "==> building what the package holds (target install-files)"
+  cmake --build "$build_dir" --target install-files "${build_args[@]}"
 else
   echo "==> building"
   cmake --build "$build_dir" "${build_args[@]}"
@@ -151,6 +155,9 @@ case "$mode" in
     echo "==> making the Debian package"
     cd "$build_dir"
     cpack -G DEB
-    echo "==> install it with: sudo apt-get install $build_dir/$(ls -t torch-tidy_*.deb | head -1)"
+    # Root runs apt-get itself; anyone else needs sudo (install_packages does the same).
+    as_root=""
+    if [ "$(id -u)" != 0 ]; then as_root="sudo "; fi
+    echo "==> install it with: ${as_root}apt-get install $build_dir/$(ls -t torch-tidy_*.deb | head -1)"
     ;;
 esac

@@ -84,7 +84,7 @@ config.substitutions.append(("%lsp_client", "%s %s" % (
 if getattr(config, "sarif_multitool", "") and os.access(config.sarif_multitool, os.X_OK):
     config.available_features.add("sarif-multitool")
     config.substitutions.append(("%sarif_multitool", config.sarif_multitool))
-for _tool in ("pre-commit", "git", "cmake", "ninja"):
+for _tool in ("pre-commit", "git", "cmake", "ninja", "nvim"):
     if shutil.which(_tool):
         config.available_features.add(_tool)
 

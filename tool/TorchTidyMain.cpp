@@ -1,22 +1,30 @@
 //===--- TorchTidyMain.cpp - clang-tidy with the torch module -------------===//
 //
 // bin/torch-tidy: upstream clang-tidy's driver (every upstream module) with the
-// torch module linked in. Same command line as clang-tidy, with three
-// differences, all decided here before clangTidyMain sees the arguments:
+// torch module linked in. Same command line as clang-tidy, with these
+// differences:
 //
-// - When neither the command line (--checks, --config, --config-file) nor a
-//   configuration file of any source file names `Checks`, the checks are
-//   `clang-diagnostic-*,torch-*` instead of clang-tidy's own default
-//   (`clang-diagnostic-*,clang-analyzer-*`, a constant inside clangTidyMain):
-//   the configuration files are looked up with clang-tidy's own
-//   FileOptionsProvider, and only then `--checks=-*,clang-diagnostic-*,torch-*`
-//   is added to the command line, so `--dump-config` shows it.
+// - torch-tidy's defaults are the base layer of every configuration, where
+//   clang-tidy has its own (the "clang-tidy binary" source, a constant inside
+//   clangTidyMain): Checks `clang-diagnostic-*,torch-*` instead of
+//   `clang-diagnostic-*,clang-analyzer-*`, and, unless a configuration or
+//   --header-filter sets HeaderFilterRegex, the headers of the source files'
+//   projects (projectHeaderFilter below; clang-tidy's default is none). As in
+//   clang-tidy, the `.clang-tidy` files' Checks and then --checks are appended
+//   to the base: `-torch-missing-epsilon` keeps the other torch-* checks,
+//   `-*,bugprone-*` turns them all off. clangTidyMain offers no hook for its
+//   defaults, so the binary is linked with
+//   `--wrap=clang::tidy::ClangTidyOptionsProvider::getOptions` (CMakeLists.txt)
+//   and the wrapper below merges the configuration sources with the base layer
+//   replaced; `--dump-config` and `--list-checks` show the result.
 // - When the effective configuration of a source file enables no torch-*
 //   check, one note line on stderr says so and where the `Checks` came from.
-// - A source file that does not exist and an --export-fixes file that cannot
-//   be written are reported as one line with exit status 2, before any
-//   analysis.
-//
+// - A source file that does not exist, an --export-fixes file that cannot be
+//   written and a `-p` without a compilation database are reported as one
+//   line with exit status 2, before any analysis.
+// - --quiet also drops clang's "[1/2] Processing file ..." lines.
+// - `--explain CHECK` prints the check's page (docs/checks/CHECK.md, embedded
+//   at build time); `--explain` alone lists the checks that have one.
 // - `--summaries=FILE` and `--export-summaries=FILE` (docs/summaries.md) are
 //   torch-tidy's own: taken off the command line and given to the module.
 //
@@ -31,6 +39,9 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang-tidy/GlobList.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Allocator.h"
@@ -39,36 +50,199 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 using namespace clang::tidy;
 
 // Listed after clang-tidy's own options in --help.
 static llvm::cl::extrahelp TorchTidyOptionsHelp(R"(
-torch-tidy's own options (docs/summaries.md):
+torch-tidy's own options:
+  --explain <check>          print the check's documentation page and exit;
+                             --explain alone lists the checks that have one
   --summaries=<file>         read the summaries of the project's other files
                              (written by run-torch-tidy or --export-summaries)
                              for the functions a file only declares
+                             (docs/summaries.md)
   --export-summaries=<file>  write the summaries of the analysed files
+
+torch-tidy's defaults (the base that .clang-tidy files and --checks are
+appended to, as clang-tidy does with its own): Checks
+'clang-diagnostic-*,torch-*', and HeaderFilterRegex matching the headers of
+the source file's project (the nearest directory above it with .git, else
+with .clang-tidy, compile_commands.json or compile_flags.txt) unless a
+configuration or --header-filter sets one. --dump-config shows both.
 )");
 
 namespace {
 
-/// The checks torch-tidy runs when no configuration names any.
-constexpr const char *TorchDefaultChecks = "-*,clang-diagnostic-*,torch-*";
-/// clang-tidy's own default (ClangTidyMain.cpp, DefaultChecks).
+/// torch-tidy's base layer of Checks (clang-tidy's is ClangTidyDefaultChecks).
+constexpr const char *TorchDefaultChecks = "clang-diagnostic-*,torch-*";
+/// clang-tidy's own default (ClangTidyMain.cpp, DefaultChecks): the Checks of
+/// the "clang-tidy binary" source of clangTidyMain's options providers.
 constexpr const char *ClangTidyDefaultChecks =
     "clang-diagnostic-*,clang-analyzer-*";
+/// Headers of LibTorch found through -I inside the project: not the user's
+/// (the checks skip them; this keeps the compiler's warnings there out too).
+constexpr const char *LibTorchHeadersRegex =
+    "(^|/)include/(ATen|c10|caffe2|torch)/";
 constexpr int ExitBadInput = 2;
+
+// --- The project of a source file, and its header filter ---------------------
+
+bool existsIn(llvm::StringRef Dir, llvm::StringRef Name) {
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, Name);
+  return llvm::sys::fs::exists(Path);
+}
+
+/// The project directory of \p File: the nearest directory above it holding
+/// `.git` (a repository's root, also for a subdirectory with a .clang-tidy of
+/// its own); outside a repository the nearest holding `.clang-tidy`,
+/// `compile_commands.json` or `compile_flags.txt`; else the file's directory.
+std::string projectDirectory(llvm::StringRef File) {
+  llvm::SmallString<256> Abs(File);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  llvm::StringRef Start = llvm::sys::path::parent_path(Abs);
+  static std::mutex Mu;
+  static llvm::StringMap<std::string> Cache;
+  std::lock_guard<std::mutex> Lock(Mu);
+  if (auto It = Cache.find(Start); It != Cache.end())
+    return It->second;
+  std::string Marked;
+  std::string Result;
+  for (llvm::StringRef Dir = Start; !Dir.empty();
+       Dir = llvm::sys::path::parent_path(Dir)) {
+    if (existsIn(Dir, ".git")) {
+      Result = Dir.str();
+      break;
+    }
+    if (Marked.empty() &&
+        (existsIn(Dir, ".clang-tidy") || existsIn(Dir, "compile_commands.json") ||
+         existsIn(Dir, "compile_flags.txt")))
+      Marked = Dir.str();
+    if (Dir == llvm::sys::path::parent_path(Dir))
+      break;
+  }
+  if (Result.empty())
+    Result = Marked.empty() ? Start.str() : Marked;
+  Cache[Start] = Result;
+  return Result;
+}
+
+/// The project directories of the source files on the command line (main).
+std::vector<std::string> &commandLineProjects() {
+  static std::vector<std::string> Dirs;
+  return Dirs;
+}
+
+/// HeaderFilterRegex for the headers of the projects of the source files on
+/// the command line and of \p File: names under a project directory, and
+/// relative names (clang names a header found through a relative -I directory
+/// relative to the compile command's directory, which is the project's).
+/// System headers stay out (SystemHeaders), and so do LibTorch's
+/// (LibTorchHeadersRegex). All the command line's projects, because clang-tidy
+/// 19 makes one header filter for the whole run, from the options of the file
+/// "" (ClangTidyDiagnosticConsumer's constructor), before any source file.
+std::string projectHeaderFilter(llvm::StringRef File) {
+  std::vector<std::string> Dirs = commandLineProjects();
+  if (!File.empty())
+    Dirs.push_back(projectDirectory(File));
+  else if (Dirs.empty())
+    Dirs.push_back(projectDirectory("dummy")); // as clangTidyMain does
+  std::string Regex = "^(";
+  llvm::StringSet<> Seen;
+  for (const std::string &Dir : Dirs) {
+    if (Dir.empty() || Dir == "/")
+      return ".*";
+    if (Seen.insert(Dir).second)
+      Regex += llvm::Regex::escape(Dir) + "/|";
+  }
+  return Regex + "[^/])";
+}
+
+/// Replaces clang-tidy's defaults by torch-tidy's in \p Raw, the configuration
+/// sources of \p File. Only the "clang-tidy binary" source that
+/// clangTidyMain made (with clang-tidy's default Checks) is changed: the same
+/// source type also wraps already effective options (getCheckNames).
+void applyTorchDefaults(
+    std::vector<ClangTidyOptionsProvider::OptionsSource> &Raw,
+    llvm::StringRef File) {
+  if (Raw.empty() ||
+      Raw.front().second !=
+          ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary ||
+      Raw.front().first.Checks != ClangTidyDefaultChecks)
+    return;
+  ClangTidyOptions &Defaults = Raw.front().first;
+  Defaults.Checks = TorchDefaultChecks;
+  bool SetsFilter = false, SetsExclude = false;
+  for (const auto &[Options, Source] : llvm::drop_begin(Raw)) {
+    SetsFilter |= Options.HeaderFilterRegex.has_value();
+    SetsExclude |= Options.ExcludeHeaderFilterRegex.has_value();
+  }
+  if (SetsFilter)
+    return;
+  Defaults.HeaderFilterRegex = projectHeaderFilter(File);
+  if (!SetsExclude && Defaults.ExcludeHeaderFilterRegex.value_or("").empty())
+    Defaults.ExcludeHeaderFilterRegex = LibTorchHeadersRegex;
+}
+
+/// The effective options of \p File: what ClangTidyOptionsProvider::getOptions
+/// computes (the sources merged in order), on torch-tidy's defaults.
+ClangTidyOptions layeredOptions(ClangTidyOptionsProvider &Provider,
+                                llvm::StringRef File,
+                                std::string *ChecksOrigin = nullptr) {
+  std::vector<ClangTidyOptionsProvider::OptionsSource> Raw =
+      Provider.getRawOptions(File);
+  applyTorchDefaults(Raw, File);
+  ClangTidyOptions Result;
+  unsigned Priority = 0;
+  for (const auto &[Options, Source] : Raw) {
+    if (ChecksOrigin && Options.Checks)
+      *ChecksOrigin = Source;
+    Result.mergeWith(Options, ++Priority);
+  }
+  return Result;
+}
+
+} // namespace
+
+// Every call of ClangTidyOptionsProvider::getOptions in this binary (the
+// linker's --wrap; clangTidyMain's --dump-config, --list-checks and the
+// options of each file it analyses) comes here.
+ClangTidyOptions wrappedGetOptions(ClangTidyOptionsProvider *Self,
+                                   llvm::StringRef File) __asm__(
+    "__wrap__ZN5clang4tidy24ClangTidyOptionsProvider10getOptionsEN4llvm9StringRefE");
+ClangTidyOptions wrappedGetOptions(ClangTidyOptionsProvider *Self,
+                                   llvm::StringRef File) {
+  return layeredOptions(*Self, File);
+}
+
+namespace {
+
+// --- The command line ---------------------------------------------------------
 
 /// torch-tidy's own options, which clang-tidy's driver does not know: taken
 /// off the arguments (both `--name=VALUE` and `--name VALUE`).
 struct OwnOptions {
   std::optional<std::string> Summaries, ExportSummaries;
+  bool Explain = false;
+  std::optional<std::string> ExplainCheck;
 };
 
 std::optional<std::string> takeOwnOptions(std::vector<const char *> &Args,
@@ -88,9 +262,21 @@ std::optional<std::string> takeOwnOptions(std::vector<const char *> &Args,
       Name = Name.substr(0, Eq);
       HasValue = true;
     }
-    if (I > 0 && Arg.starts_with("-") && Name == "summaries")
+    bool Dashed = I > 0 && Arg.starts_with("-") && Arg != "-";
+    if (Dashed && Name == "explain") {
+      // The check's name is optional: the next argument when it is not an
+      // option.
+      Own.Explain = true;
+      if (HasValue)
+        Own.ExplainCheck = Value.str();
+      else if (I + 1 < Args.size() &&
+               !llvm::StringRef(Args[I + 1]).starts_with("-"))
+        Own.ExplainCheck = Args[++I];
+      continue;
+    }
+    if (Dashed && Name == "summaries")
       Target = &Own.Summaries;
-    else if (I > 0 && Arg.starts_with("-") && Name == "export-summaries")
+    else if (Dashed && Name == "export-summaries")
       Target = &Own.ExportSummaries;
     if (!Target) {
       Kept.push_back(Args[I]);
@@ -112,9 +298,12 @@ std::optional<std::string> takeOwnOptions(std::vector<const char *> &Args,
 /// What torch-tidy needs to know of a clang-tidy command line.
 struct CommandLine {
   std::optional<std::string> Checks, Config, ConfigFile, ExportFixes;
-  std::vector<std::string> Files; // positional arguments before `--`
-  bool InfoOnly = false;          // --help, --version, --dump-config, ...
+  std::optional<std::string> BuildPath; // -p
+  std::vector<std::string> Files;       // positional arguments before `--`
+  bool InfoOnly = false;                // --help, --version, --dump-config, ...
   bool VfsOverlay = false;
+  bool Quiet = false;
+  bool FixedDatabase = false; // `--` and compiler flags: -p is not read
 };
 
 /// clang-tidy options that take a value, which may be the next argument.
@@ -141,8 +330,10 @@ CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args) {
   CommandLine CL;
   for (size_t I = 1; I < Args.size(); ++I) {
     llvm::StringRef Arg(Args[I]);
-    if (Arg == "--")
+    if (Arg == "--") {
+      CL.FixedDatabase = true;
       break;
+    }
     if (!Arg.starts_with("-") || Arg == "-") {
       CL.Files.push_back(Arg.str());
       continue;
@@ -163,8 +354,12 @@ CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args) {
       CL.ConfigFile = Value;
     else if (Name == "export-fixes")
       CL.ExportFixes = Value;
+    else if (Name == "p")
+      CL.BuildPath = Value;
     else if (Name == "vfsoverlay")
       CL.VfsOverlay = true;
+    else if (Name == "quiet" && (!Value || *Value == "true" || *Value == "1"))
+      CL.Quiet = true;
     else if (Name == "help" || Name == "help-hidden" || Name == "version" ||
              Name == "dump-config" || Name == "explain-config" ||
              Name == "list-checks" || Name == "verify-config" ||
@@ -179,6 +374,52 @@ std::string absolute(llvm::StringRef Path) {
   llvm::sys::fs::make_absolute(Abs);
   llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
   return std::string(Abs);
+}
+
+/// A `-p` that names no compilation database. clang-tidy prints a few lines
+/// ("Error while trying to load a compilation database ... Running without
+/// flags.") and analyses every file without its flags, which mostly ends in
+/// "'torch/torch.h' file not found"; a typo there is bad input. The lookup is
+/// clang's own (CompilationDatabase::autoDetectFromDirectory: the directory,
+/// then its parents, so `-p build/compile_commands.json` works as in
+/// clang-tidy).
+std::optional<std::string> missingDatabase(const CommandLine &CL) {
+  if (!CL.BuildPath || CL.BuildPath->empty() || CL.FixedDatabase)
+    return std::nullopt;
+  const std::string &P = *CL.BuildPath;
+  if (!llvm::sys::fs::exists(P))
+    return "-p: '" + P +
+           "' does not exist: no compilation database (compile_commands.json) "
+           "found there";
+  std::string Error;
+  // The JSON parser writes its own messages to stderr: one line of ours instead.
+  std::fflush(stderr);
+  int SavedStderr = ::dup(STDERR_FILENO);
+  int Null = ::open("/dev/null", O_WRONLY);
+  if (SavedStderr >= 0 && Null >= 0)
+    ::dup2(Null, STDERR_FILENO);
+  bool Found = static_cast<bool>(
+      clang::tooling::CompilationDatabase::autoDetectFromDirectory(P, Error));
+  if (SavedStderr >= 0 && Null >= 0)
+    ::dup2(SavedStderr, STDERR_FILENO);
+  for (int FD : {SavedStderr, Null})
+    if (FD >= 0)
+      ::close(FD);
+  if (Found)
+    return std::nullopt;
+  llvm::SmallString<256> Json(P);
+  if (llvm::sys::fs::is_directory(P))
+    llvm::sys::path::append(Json, "compile_commands.json");
+  if (llvm::sys::fs::is_regular_file(Json)) {
+    // It exists but does not load: the first line of clang's reason.
+    llvm::StringRef Why(Error);
+    size_t At = Why.find("json-compilation-database: ");
+    Why = At == llvm::StringRef::npos ? "" : Why.substr(At);
+    return "-p: cannot read the compilation database '" + Json.str().str() +
+           "'" + (Why.empty() ? "" : ": " + Why.split('\n').first.str());
+  }
+  return "-p: no compilation database (compile_commands.json) found in '" + P +
+         "' or its parent directories";
 }
 
 /// One line and exit status 2 for arguments that would only fail later.
@@ -198,41 +439,10 @@ std::optional<std::string> badArgument(const CommandLine &CL) {
     if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
       return "--export-fixes: directory '" + Dir + "' is not writable";
   }
-  return std::nullopt;
+  return missingDatabase(CL);
 }
 
-/// The files whose configuration is looked up: the sources, or (as
-/// clang-tidy does for --list-checks without one) a file in the current
-/// directory.
-std::vector<std::string> configFiles(const CommandLine &CL) {
-  std::vector<std::string> Files;
-  for (const std::string &F : CL.Files)
-    Files.push_back(absolute(F));
-  if (Files.empty())
-    Files.push_back(absolute("dummy"));
-  return Files;
-}
-
-/// True when a configuration file (`.clang-tidy` above \p File) sets Checks.
-bool configFileNamesChecks(FileOptionsProvider &Provider,
-                           llvm::StringRef File) {
-  for (const auto &[Options, Source] : Provider.getRawOptions(File))
-    if (Source != ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary &&
-        Options.Checks)
-      return true;
-  return false;
-}
-
-std::unique_ptr<FileOptionsProvider>
-makeFileProvider(std::optional<std::string> Checks) {
-  ClangTidyOptions Defaults;
-  Defaults.Checks = ClangTidyDefaultChecks;
-  ClangTidyOptions Overrides;
-  Overrides.Checks = std::move(Checks);
-  return std::make_unique<FileOptionsProvider>(ClangTidyGlobalOptions(),
-                                               Defaults, Overrides,
-                                               llvm::vfs::getRealFileSystem());
-}
+// --- The note when no torch-* check runs ---------------------------------------
 
 /// The names of the torch-* checks linked into this binary.
 std::vector<std::string> torchCheckNames() {
@@ -246,63 +456,58 @@ std::vector<std::string> torchCheckNames() {
   return Names;
 }
 
-/// The effective options of \p File as clangTidyMain computes them from \p CL
-/// (with the checks torch-tidy may have added), and where `Checks` came from.
-std::optional<std::pair<ClangTidyOptions, std::string>>
-effectiveOptions(const CommandLine &CL, llvm::StringRef File) {
+/// The options provider clangTidyMain makes from \p CL (createOptionsProvider
+/// in ClangTidyMain.cpp), for the Checks and their origin; nothing when the
+/// configuration does not parse (clang-tidy reports that).
+std::unique_ptr<ClangTidyOptionsProvider> makeProvider(const CommandLine &CL) {
   ClangTidyOptions Defaults;
   Defaults.Checks = ClangTidyDefaultChecks;
   ClangTidyOptions Overrides;
   Overrides.Checks = CL.Checks;
-  std::unique_ptr<ClangTidyOptionsProvider> Provider;
-  if (CL.Config || CL.ConfigFile) {
-    std::string Text;
-    if (CL.ConfigFile) {
-      auto Buffer = llvm::MemoryBuffer::getFile(*CL.ConfigFile);
-      if (!Buffer)
-        return std::nullopt; // clang-tidy reports it
-      Text = (*Buffer)->getBuffer().str();
-    } else {
-      Text = *CL.Config;
-    }
-    auto Parsed = parseConfiguration(llvm::MemoryBufferRef(Text, "config"));
-    if (!Parsed)
-      return std::nullopt;
-    Provider = std::make_unique<ConfigOptionsProvider>(
-        ClangTidyGlobalOptions(), Defaults, *Parsed, Overrides,
-        llvm::vfs::getRealFileSystem());
-  } else {
-    Provider = std::make_unique<FileOptionsProvider>(
+  if (!CL.Config && !CL.ConfigFile)
+    return std::make_unique<FileOptionsProvider>(
         ClangTidyGlobalOptions(), Defaults, Overrides,
         llvm::vfs::getRealFileSystem());
+  std::string Text;
+  if (CL.ConfigFile) {
+    auto Buffer = llvm::MemoryBuffer::getFile(*CL.ConfigFile);
+    if (!Buffer)
+      return nullptr;
+    Text = (*Buffer)->getBuffer().str();
+  } else {
+    Text = *CL.Config;
   }
-  std::string Origin = "clang-tidy's default";
-  ClangTidyOptions Result;
-  for (const auto &[Options, Source] : Provider->getRawOptions(File)) {
-    if (Options.Checks &&
-        Source != ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary)
-      Origin = Source == ClangTidyOptionsProvider::
-                             OptionsSourceTypeCheckCommandLineOption
-                   ? std::string("--checks")
-               : Source == ClangTidyOptionsProvider::
-                               OptionsSourceTypeConfigCommandLineOption
-                   ? std::string(CL.ConfigFile ? "--config-file" : "--config")
-                   : Source;
-    Result.mergeWith(Options, 0);
-  }
-  return std::make_pair(Result, Origin);
+  auto Parsed = parseConfiguration(llvm::MemoryBufferRef(Text, "config"));
+  if (!Parsed)
+    return nullptr;
+  return std::make_unique<ConfigOptionsProvider>(
+      ClangTidyGlobalOptions(), Defaults, *Parsed, Overrides,
+      llvm::vfs::getRealFileSystem());
+}
+
+/// Where the effective Checks of a file came from, for the note.
+std::string describeOrigin(const CommandLine &CL, llvm::StringRef Source) {
+  if (Source == ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary)
+    return "torch-tidy's default";
+  if (Source == ClangTidyOptionsProvider::OptionsSourceTypeCheckCommandLineOption)
+    return "--checks";
+  if (Source ==
+      ClangTidyOptionsProvider::OptionsSourceTypeConfigCommandLineOption)
+    return CL.ConfigFile ? "--config-file" : "--config";
+  return Source.str();
 }
 
 /// One line on stderr when some source file runs without any torch-* check.
 void noteFilesWithoutTorchChecks(const CommandLine &CL) {
+  std::unique_ptr<ClangTidyOptionsProvider> Provider = makeProvider(CL);
+  if (!Provider)
+    return;
   std::vector<std::string> Torch = torchCheckNames();
   std::string First, FirstChecks, FirstOrigin;
   unsigned Count = 0;
   for (const std::string &F : CL.Files) {
-    auto Effective = effectiveOptions(CL, absolute(F));
-    if (!Effective)
-      return;
-    const auto &[Options, Origin] = *Effective;
+    std::string Origin;
+    ClangTidyOptions Options = layeredOptions(*Provider, absolute(F), &Origin);
     GlobList Enabled(Options.Checks.value_or(""));
     if (llvm::any_of(Torch,
                      [&](const std::string &N) { return Enabled.contains(N); }))
@@ -310,7 +515,7 @@ void noteFilesWithoutTorchChecks(const CommandLine &CL) {
     if (Count++ == 0) {
       First = F;
       FirstChecks = Options.Checks.value_or("");
-      FirstOrigin = Origin;
+      FirstOrigin = describeOrigin(CL, Origin);
     }
   }
   if (Count == 0)
@@ -322,6 +527,122 @@ void noteFilesWithoutTorchChecks(const CommandLine &CL) {
                  << (Count > 2 ? "s" : "");
   llvm::errs() << " (Checks '" << FirstChecks << "' from " << FirstOrigin
                << "); add 'torch-*' to Checks to enable them\n";
+}
+
+// --- --explain ------------------------------------------------------------------
+
+#include "TorchTidyCheckDocs.inc" // EmbeddedCheckDocs: docs/checks/*.md
+
+/// `--explain [CHECK]`: the check's page on stdout (0), the checks that have
+/// one (0), or one error line (2).
+int explain(const std::optional<std::string> &Check) {
+  if (!Check) {
+    llvm::outs() << "Checks with a page (torch-tidy --explain <check>):\n";
+    for (const EmbeddedCheckDoc &Doc : EmbeddedCheckDocs)
+      llvm::outs() << "  " << Doc.Name << "\n";
+    return 0;
+  }
+  for (const EmbeddedCheckDoc &Doc : EmbeddedCheckDocs)
+    if (*Check == Doc.Name || "torch-" + *Check == Doc.Name) {
+      llvm::outs() << llvm::StringRef(reinterpret_cast<const char *>(Doc.Text),
+                                      Doc.Size);
+      return 0;
+    }
+  llvm::errs() << "torch-tidy: error: no check named '" << *Check
+               << "' (torch-tidy --list-checks shows them)\n";
+  return ExitBadInput;
+}
+
+// --- --quiet: no "[1/2] Processing file ..." lines --------------------------------
+
+/// clang's ClangTool writes "[N/M] Processing file F." to stderr before each
+/// of several source files, whatever clang-tidy's --quiet says.
+bool isProgressLine(llvm::StringRef Line) {
+  if (!Line.consume_front("["))
+    return false;
+  llvm::StringRef Done = Line.take_while(llvm::isDigit);
+  Line = Line.drop_front(Done.size());
+  if (Done.empty() || !Line.consume_front("/"))
+    return false;
+  llvm::StringRef Total = Line.take_while(llvm::isDigit);
+  Line = Line.drop_front(Total.size());
+  return !Total.empty() && Line.consume_front("] Processing file ") &&
+         Line.ends_with(".");
+}
+
+void writeAll(int FD, const char *Data, size_t Size) {
+  while (Size > 0) {
+    ssize_t N = ::write(FD, Data, Size);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return;
+    Data += N;
+    Size -= static_cast<size_t>(N);
+  }
+}
+
+/// Runs the rest of torch-tidy in a child process whose stderr this process
+/// forwards without the progress lines. A child process rather than a thread,
+/// so that a crash's stack dump still comes through whole. Returns nothing in
+/// the child (or when no child could be made), the child's exit status in the
+/// parent (which re-raises the signal that ended the child).
+std::optional<int> forwardStderrWithoutProgress() {
+  int Pipe[2];
+  if (::pipe(Pipe) != 0)
+    return std::nullopt;
+  std::fflush(nullptr);
+  pid_t Child = ::fork();
+  if (Child < 0) {
+    ::close(Pipe[0]);
+    ::close(Pipe[1]);
+    return std::nullopt;
+  }
+  if (Child == 0) {
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+    ::dup2(Pipe[1], STDERR_FILENO);
+    ::close(Pipe[0]);
+    ::close(Pipe[1]);
+    return std::nullopt;
+  }
+  ::close(Pipe[1]);
+  std::string Pending;
+  char Buffer[4096];
+  for (;;) {
+    ssize_t N = ::read(Pipe[0], Buffer, sizeof Buffer);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Pending.append(Buffer, static_cast<size_t>(N));
+    size_t Begin = 0;
+    for (size_t End; (End = Pending.find('\n', Begin)) != std::string::npos;
+         Begin = End + 1)
+      if (!isProgressLine(
+              llvm::StringRef(Pending.data() + Begin, End - Begin)))
+        writeAll(STDERR_FILENO, Pending.data() + Begin, End - Begin + 1);
+    Pending.erase(0, Begin);
+    // The start of a line that cannot be a progress line goes out now.
+    if (!Pending.empty() && Pending[0] != '[') {
+      writeAll(STDERR_FILENO, Pending.data(), Pending.size());
+      Pending.clear();
+    }
+  }
+  writeAll(STDERR_FILENO, Pending.data(), Pending.size());
+  ::close(Pipe[0]);
+  int Status = 0;
+  while (::waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(Status))
+    return WEXITSTATUS(Status);
+  if (WIFSIGNALED(Status)) {
+    std::signal(WTERMSIG(Status), SIG_DFL);
+    std::raise(WTERMSIG(Status));
+    return 128 + WTERMSIG(Status);
+  }
+  return 1;
 }
 
 } // namespace
@@ -347,6 +668,8 @@ int main(int argc, const char **argv) {
     llvm::errs() << "torch-tidy: error: " << *Why << "\n";
     return ExitBadInput;
   }
+  if (Own.Explain)
+    return explain(Own.ExplainCheck);
   if (Own.Summaries && !llvm::sys::fs::is_regular_file(*Own.Summaries)) {
     llvm::errs() << "torch-tidy: error: --summaries: no such file: '"
                  << *Own.Summaries << "'\n";
@@ -367,25 +690,18 @@ int main(int argc, const char **argv) {
         Own.Summaries ? absolute(*Own.Summaries) : "",
         Own.ExportSummaries ? absolute(*Own.ExportSummaries) : "");
   CommandLine CL = parseCommandLine(Args);
-  if (!CL.InfoOnly)
+  for (const std::string &F : CL.Files)
+    commandLineProjects().push_back(projectDirectory(F));
+  if (!CL.InfoOnly) {
     if (std::optional<std::string> Why = badArgument(CL)) {
       llvm::errs() << "torch-tidy: error: " << *Why << "\n";
       return ExitBadInput;
     }
-
-  std::string ChecksArg;
-  if (!CL.Checks && !CL.Config && !CL.ConfigFile) {
-    std::unique_ptr<FileOptionsProvider> Provider = makeFileProvider({});
-    if (llvm::none_of(configFiles(CL), [&](const std::string &F) {
-          return configFileNamesChecks(*Provider, F);
-        })) {
-      ChecksArg = std::string("--checks=") + TorchDefaultChecks;
-      CL.Checks = TorchDefaultChecks;
-      Args.insert(Args.begin() + 1, ChecksArg.c_str());
-    }
-  }
-  if (!CL.InfoOnly)
     noteFilesWithoutTorchChecks(CL);
+    if (CL.Quiet && CL.Files.size() > 1)
+      if (std::optional<int> Status = forwardStderrWithoutProgress())
+        return *Status;
+  }
 
   std::string ResourceArg;
   std::string Dir =

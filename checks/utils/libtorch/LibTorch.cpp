@@ -653,6 +653,11 @@ const Expr *inPlaceWriteTarget(const CallExpr &Call) {
   return operandOf(*C);
 }
 
+bool isGradientCall(const CallExpr &Call) {
+  StringRef Name = tensorMethodName(Call);
+  return Name == "grad" || Name == "mutable_grad";
+}
+
 bool isHistoryRemovingCall(const CallExpr &Call) {
   StringRef Name = tensorMethodName(Call);
   return !Name.empty() && opHas(Name, op::RemovesHistory);
@@ -951,6 +956,157 @@ bool moduleSavesInput(const CXXRecordDecl *RD) {
       .Cases("InstanceNorm1dImpl", "InstanceNorm2dImpl", "InstanceNorm3dImpl",
              true)
       .Default(false);
+}
+
+namespace {
+
+/// How a class registers one of its tensor members, joined over the
+/// assignments to it.
+enum class Registration { None, Parameter, Buffer, Unknown };
+
+/// What \p E registers, if it is `register_parameter(...)` or
+/// `register_buffer(...)` of torch::nn::Module on the object itself (also
+/// `this->register_parameter(...)` still dependent in a class template whose
+/// base is dependent, as in LibTorch's NormImplBase and ConvNdImpl).
+Registration registrationBy(const Expr *E, const ASTContext &Ctx) {
+  E = stripImplicit(E);
+  if (const auto *Parens = dyn_cast_or_null<ParenListExpr>(E))
+    E = Parens->getNumExprs() == 1 ? stripImplicit(Parens->getExpr(0))
+                                   : nullptr;
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call)
+    return Registration::None;
+  StringRef Name;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *M = Member->getMethodDecl();
+    if (!M || !M->getIdentifier() ||
+        !hasQualifiedName(M->getParent(), {"torch::nn::Module"}))
+      return Registration::None;
+    Name = M->getName();
+  } else {
+    Name = dependentCalleeName(*Call);
+  }
+  const Expr *Object = callObject(*Call);
+  if (!Object || !isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+    return Registration::None;
+  if (Name == "register_buffer")
+    return Registration::Buffer;
+  if (Name != "register_parameter")
+    return Registration::None;
+  const Expr *Flag = writtenArg(*Call, 2);
+  if (!Flag)
+    return Registration::Parameter;
+  bool RequiresGrad = true;
+  if (Flag->isValueDependent() ||
+      !Flag->EvaluateAsBooleanCondition(RequiresGrad, Ctx))
+    return Registration::Unknown;
+  return RequiresGrad ? Registration::Parameter : Registration::Buffer;
+}
+
+/// How the methods of \p Field's class register it: the strongest
+/// registration of any assignment to it from its own object, in a method's
+/// body (`weight = register_parameter(...)`) or a constructor's member
+/// initialiser (`w_(register_parameter(...))`). A parameter anywhere wins
+/// (NormImplBase registers its weight without requires_grad when it is not
+/// affine, and leaves it undefined).
+Registration registrationOf(const FieldDecl &Field) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field.getParent());
+  Class = Class ? Class->getDefinition() : nullptr;
+  if (!Class)
+    return Registration::None;
+  const ASTContext &Ctx = Field.getASTContext();
+  const FieldDecl *Canonical = Field.getCanonicalDecl();
+  bool Parameter = false, Buffer = false, Unknown = false;
+  auto Note = [&](Registration R) {
+    Parameter |= R == Registration::Parameter;
+    Buffer |= R == Registration::Buffer;
+    Unknown |= R == Registration::Unknown;
+  };
+  auto NamesField = [&](const Expr *LHS) {
+    const auto *Member =
+        dyn_cast_or_null<MemberExpr>(LHS ? LHS->IgnoreParenImpCasts() : nullptr);
+    return Member && Member->getMemberDecl()->getCanonicalDecl() == Canonical &&
+           isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
+  };
+  for (const CXXMethodDecl *M : Class->methods()) {
+    const FunctionDecl *Def = M->getDefinition();
+    if (!Def || !Def->getBody())
+      continue;
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getMember() &&
+            Init->getMember()->getCanonicalDecl() == Canonical)
+          Note(registrationBy(Init->getInit(), Ctx));
+    forEachStmt(Def->getBody(), [&](const Stmt &S) {
+      if (const auto *Assign = dyn_cast<BinaryOperator>(&S);
+          Assign && Assign->getOpcode() == BO_Assign &&
+          NamesField(Assign->getLHS()))
+        Note(registrationBy(Assign->getRHS(), Ctx));
+      else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+               NamesField(Op->getArg(0)))
+        Note(registrationBy(Op->getArg(1), Ctx));
+    });
+  }
+  if (Parameter)
+    return Registration::Parameter;
+  if (Unknown)
+    return Registration::Unknown;
+  return Buffer ? Registration::Buffer : Registration::None;
+}
+
+/// The member of the class template's own code that \p F, a member of an
+/// instantiation, was instantiated from (its registration is written there);
+/// \p F itself otherwise.
+const FieldDecl &writtenField(const FieldDecl &F) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(F.getParent());
+  const CXXRecordDecl *Pattern =
+      Class ? Class->getTemplateInstantiationPattern() : nullptr;
+  if (!Pattern || Pattern == Class || !F.getDeclName().isIdentifier())
+    return F;
+  for (const NamedDecl *D : Pattern->lookup(F.getDeclName()))
+    if (const auto *Field = dyn_cast<FieldDecl>(D))
+      return *Field;
+  return F;
+}
+
+} // namespace
+
+ModuleTensorMember moduleTensorMemberOf(const FieldDecl &F) {
+  QualType T = F.getType();
+  if (T.isNull() || T->isReferenceType() || T->isDependentType() ||
+      !isTensorType(T))
+    return ModuleTensorMember::NotOne;
+  const auto *Class = dyn_cast<CXXRecordDecl>(F.getParent());
+  if (!anyClassInHierarchy(Class, [](const CXXRecordDecl &C) {
+        return hasQualifiedName(&C, {"torch::nn::Module"});
+      }))
+    return ModuleTensorMember::NotOne;
+  const FieldDecl &Written = writtenField(F);
+  switch (registrationOf(Written)) {
+  case Registration::Parameter:
+    return ModuleTensorMember::Parameter;
+  case Registration::Buffer:
+    return ModuleTensorMember::Buffer;
+  case Registration::Unknown:
+    return ModuleTensorMember::Unknown;
+  case Registration::None:
+    break;
+  }
+  const SourceManager &SM = F.getASTContext().getSourceManager();
+  if (!isInLibTorchHeader(SM.getExpansionLoc(Written.getLocation()), SM))
+    return ModuleTensorMember::Unknown;
+  // One of LibTorch's modules, registered in the library (reset() in a .cpp
+  // file): a loss module's tensors are its options (class weights, a
+  // positive weight), registered as buffers; so are FractionalMaxPool's
+  // random samples. Every other tensor member of LibTorch's modules is a
+  // parameter it registers (weight, bias, weight_ih, in_proj_weight, ...).
+  if (isLossModuleClass(Class) ||
+      hasQualifiedName(&F,
+                       {"torch::nn::FractionalMaxPool2dImpl::_random_samples",
+                        "torch::nn::FractionalMaxPool3dImpl::_random_samples"}))
+    return ModuleTensorMember::Buffer;
+  return ModuleTensorMember::Parameter;
 }
 
 const Expr *sequentialLayerOf(const Expr *E, bool Last) {

@@ -180,6 +180,11 @@ const Expr *inPlaceWriteTarget(const CallExpr &Call);
 /// (op::RemovesHistory: detach(), item(), data(), data_ptr()).
 bool isHistoryRemovingCall(const CallExpr &Call);
 
+/// `t.grad()` or `t.mutable_grad()` on an at::Tensor: the gradient a backward
+/// pass accumulated into a leaf, a tensor without autograd history of its own
+/// (not in the operation table: a discarded `p.grad()` changes nothing).
+bool isGradientCall(const CallExpr &Call);
+
 /// A call on an at::Tensor that copies or exposes its values to host code
 /// (op::ReadsValues: item(), data_ptr(), accessor<T, N>(), ...).
 bool isTensorValueReadCall(const CallExpr &Call);
@@ -318,6 +323,30 @@ const CXXRecordDecl *forwardModuleClass(const CallExpr &Forward);
 /// runs: the method a member call names, or for `net(x)` on a holder the
 /// Impl's `forward` taking the call's arguments; null when not found.
 const CXXMethodDecl *forwardMethodOf(const CallExpr &Forward);
+
+/// What a tensor member of a module is to autograd.
+enum class ModuleTensorMember {
+  NotOne,    ///< Not an at::Tensor member of a torch::nn::Module subclass.
+  Parameter, ///< A parameter: a leaf that requires grad.
+  Buffer,    ///< A buffer (register_buffer), or a parameter registered with
+             ///< requires_grad=false: no gradient.
+  Unknown    ///< A member of a user's module registered as neither, or with
+             ///< a requires_grad that is not a constant.
+};
+
+/// What the at::Tensor member \p F of a torch::nn::Module subclass holds, by
+/// how the class registers it, not by its name: a member its class assigns
+/// from register_parameter(...) (in a method body or a constructor's member
+/// initialiser; for a member of a class template's instantiation, in the
+/// template's own code, `weight = this->register_parameter(...)` of
+/// NormImplBase) is a Parameter unless requires_grad is false; one assigned
+/// from register_buffer(...) only is a Buffer. A member of one of LibTorch's
+/// modules whose registration is out of sight (in the library:
+/// torch::nn::LinearImpl::weight, EmbeddingImpl::weight, RNNCellImplBase's
+/// weight_ih, ...) is a Parameter, except the tensors of loss modules (their
+/// class weights are buffers) and FractionalMaxPool's samples (a buffer). A
+/// member of a user's module registered as neither is Unknown.
+ModuleTensorMember moduleTensorMemberOf(const FieldDecl &F);
 
 /// True if \p RD is LibTorch's torch::nn::LinearImpl (or BilinearImpl): its
 /// forward returns raw scores.

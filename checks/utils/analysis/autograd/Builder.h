@@ -225,6 +225,11 @@ private:
   /// global): possibly with history for a callee's summary, else none known.
   Value outsideValue(QualType T) const;
   Value valueOfVariable(const VarDecl *Var);
+  /// True if \p Field is a parameter of its module (moduleTensorMemberOf in
+  /// LibTorch.h): reading it gives a leaf that requires grad. Decided once
+  /// per member and analysis.
+  bool isParameterMember(const FieldDecl &Field);
+  llvm::DenseMap<const FieldDecl *, bool> ParameterMembers;
   /// The tensor facts the state holds for \p Var, whatever its type.
   Value valueOfFacts(const VarDecl *Var);
 

@@ -325,9 +325,12 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
   const llvm::SmallVector<Value, 4> &Args = Ops.Args;
   const Value &AllArgs = Ops.AllArgs;
   if (isTensorValueReadCall(Call)) {
+    // Values read out of a tensor with history, or out of a leaf that
+    // requires grad (a parameter) where gradient recording is on: under a
+    // no-grad guard they are read for logging or a manual update.
     Value V;
     if (ObjectValue.History != HistoryEvidence::None ||
-        ObjectValue.RequiresGrad)
+        (ObjectValue.RequiresGrad && !underNoGradGuard(Call)))
       V.Taint = &Call;
     return V;
   }
@@ -343,6 +346,10 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
       define(Var, &Call, beginLoc(Call), V);
     return V;
   }
+  // A leaf's gradient (`p.grad()`, `model->fc->weight.grad()`): filled by a
+  // backward pass, it has no history of its own.
+  if (isGradientCall(Call))
+    return Value{};
   // A module's parameters are leaves that require grad.
   if (isModuleParametersCall(Call)) {
     Value V;

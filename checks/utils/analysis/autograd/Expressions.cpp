@@ -336,6 +336,14 @@ Value AutogradFlowBuilder::valueOfVariable(const VarDecl *Var) {
   return V;
 }
 
+bool AutogradFlowBuilder::isParameterMember(const FieldDecl &Field) {
+  auto [It, Inserted] = ParameterMembers.try_emplace(&Field, false);
+  if (Inserted)
+    It->second =
+        moduleTensorMemberOf(Field) == ModuleTensorMember::Parameter;
+  return It->second;
+}
+
 Value AutogradFlowBuilder::visitChildren(const Stmt &St) {
   Value V;
   for (const Stmt *Child : St.children())
@@ -393,6 +401,13 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     V.join(outsideValue(E->getType()));
+    // A module's parameter (`model->fc->weight`, `conv1->bias`, `fc.weight`,
+    // `this->weight` registered with register_parameter): a leaf that
+    // requires grad, like the tensors of its parameters(). Buffers and
+    // members the module does not register are not.
+    if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+        Field && isParameterMember(*Field))
+      V.RequiresGrad = true;
     // A member that a method of the class fills with values read out of a
     // tensor with history (`log_probs_` of an agent's act()).
     if (const auto *Field = dyn_cast<FieldDecl>(ME->getMemberDecl());

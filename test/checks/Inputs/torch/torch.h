@@ -489,6 +489,7 @@ public:
   template <typename M> std::shared_ptr<M> register_module(std::string, std::shared_ptr<M> m) { return m; }
   template <typename M> std::shared_ptr<M> register_module(std::string, ModuleHolder<M> m) { return m.ptr(); }
   at::Tensor register_parameter(std::string, at::Tensor t, bool = true) { return t; }
+  at::Tensor register_buffer(std::string, at::Tensor t) { return t; }
 };
 
 template <typename Derived> class Cloneable : public Module {};
@@ -553,8 +554,75 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
 public:
   Conv2dImpl(int64_t in = 1, int64_t out = 1, int64_t k = 1) {}
   at::Tensor forward(const at::Tensor &input) { return input; }
+  // In the real headers declared by ConvNdImpl<2, Conv2dImpl>.
+  at::Tensor weight;
+  at::Tensor bias;
 };
 TORCH_MODULE(Conv2d);
+
+// Normalisation layers, as in <torch/nn/modules/batchnorm.h>: the class
+// template registers the affine weight and bias as parameters and the
+// running statistics as buffers, in its reset() written in the header.
+struct BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  int64_t num_features() const { return num_features_; }
+  bool affine() const { return true; }
+  bool track_running_stats() const { return true; }
+  int64_t num_features_;
+};
+
+template <size_t D, typename Derived, typename DerivedOptions>
+class NormImplBase : public torch::nn::Cloneable<Derived> {
+public:
+  NormImplBase(const DerivedOptions &options_ = DerivedOptions(1))
+      : options(options_) {
+    reset();
+  }
+  void reset() {
+    if (options.affine()) {
+      weight = this->register_parameter(
+          "weight", torch::empty({options.num_features()}));
+      bias = this->register_parameter(
+          "bias", torch::empty({options.num_features()}));
+    } else {
+      weight =
+          this->register_parameter("weight", at::Tensor(), /*requires_grad=*/false);
+      bias = this->register_parameter("bias", at::Tensor(), /*requires_grad=*/false);
+    }
+    if (options.track_running_stats()) {
+      running_mean = this->register_buffer(
+          "running_mean", torch::zeros({options.num_features()}));
+      running_var = this->register_buffer(
+          "running_var", torch::ones({options.num_features()}));
+      num_batches_tracked = this->register_buffer(
+          "num_batches_tracked", torch::zeros({}));
+    } else {
+      running_mean = this->register_buffer("running_mean", at::Tensor());
+      running_var = this->register_buffer("running_var", at::Tensor());
+      num_batches_tracked =
+          this->register_buffer("num_batches_tracked", at::Tensor());
+    }
+  }
+  DerivedOptions options;
+  at::Tensor weight;
+  at::Tensor bias;
+  at::Tensor running_mean;
+  at::Tensor running_var;
+  at::Tensor num_batches_tracked;
+};
+
+template <size_t D, typename Derived>
+class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
+public:
+  using NormImplBase<D, Derived, BatchNormOptions>::NormImplBase;
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+
+class BatchNorm2dImpl : public BatchNormImplBase<2, BatchNorm2dImpl> {
+public:
+  using BatchNormImplBase<2, BatchNorm2dImpl>::BatchNormImplBase;
+};
+TORCH_MODULE(BatchNorm2d);
 
 class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
 public:
@@ -611,6 +679,9 @@ public:
 class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
 public:
   at::Tensor forward(const at::Tensor &input, const at::Tensor &target) { return input; }
+  /// A manual rescaling weight of each class: a buffer (registered in the
+  /// real module's reset(), out of sight in the library).
+  at::Tensor weight;
 };
 TORCH_MODULE(CrossEntropyLoss);
 

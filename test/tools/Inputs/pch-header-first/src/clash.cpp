@@ -1,0 +1,5 @@
+#include "clash.h"
+
+void reload_clash(torch::nn::Module &m) {
+  torch::load(m, "m.pt");
+}
