@@ -17,6 +17,10 @@ for d in ("include", "src"):
     shutil.copytree(os.path.join(here, d), os.path.join(dest, d))
 shutil.copytree(mock, os.path.join(dest, "mock"))
 os.makedirs(os.path.join(dest, "build"))
+# The torch-* checks only: a configuration above %t (this repository's own
+# .clang-tidy, when the build tree is inside it) must not add its checks.
+with open(os.path.join(dest, ".clang-tidy"), "w") as f:
+    f.write("Checks: '-*,torch-*'\n")
 files = ["train.cpp", "eval.cpp", "clean.cpp", "configured.cpp", "clash.cpp"]
 with open(os.path.join(dest, "build", "compile_commands.json"), "w") as f:
     json.dump([{"directory": os.path.join(dest, "build"), "file": "../src/" + name,
