@@ -396,6 +396,8 @@ private:
         const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
         if (isa<BindingDecl>(DRE->getDecl()))
           Bad = true;
+        if (VD && VD->isStaticLocal() && !Declared.count(VD))
+          Bad = true;
         if (!VD || !VD->isLocalVarDeclOrParm() || VD->isStaticLocal() || Declared.count(VD))
           return true;
         if (Seen.insert(VD).second)
@@ -521,6 +523,40 @@ private:
   }
 
   void markUnit(Unit &U) { U.Changed = true; }
+
+  // Rewrites `T v = init;` / `T v(args);` / `T v{args};` to Prefix + init + Suffix,
+  // leaving the initialiser's text (and the edits already made inside it) in place.
+  bool replaceAroundInit(LocalVar &L, const std::string &Prefix, const std::string &Suffix) {
+    const Expr *Init = L.VD->getInit();
+    if (!Init)
+      return false;
+    if (auto *EWC = dyn_cast<ExprWithCleanups>(Init))
+      Init = EWC->getSubExpr();
+    SourceLocation IB, IE;
+    std::string Pre = Prefix;
+    auto *CE = dyn_cast<CXXConstructExpr>(Init);
+    if (CE && L.VD->getInitStyle() != VarDecl::CInit) {
+      if (!CE->getParenOrBraceRange().isValid() || CE->getNumArgs() == 0)
+        return false;
+      IB = CE->getParenOrBraceRange().getBegin();
+      IE = CE->getParenOrBraceRange().getEnd();
+      Pre += "torch::Tensor";
+    } else {
+      if (CE && CE->getNumArgs() == 1)
+        Init = CE->getArg(0);
+      IB = Init->getBeginLoc();
+      IE = Init->getEndLoc();
+    }
+    if (IB.isMacroID() || IE.isMacroID())
+      return false;
+    SourceLocation Semi = L.DS->getEndLoc();
+    RW.ReplaceText(CharSourceRange::getCharRange(L.DS->getBeginLoc(), IB), Pre);
+    RW.ReplaceText(CharSourceRange::getCharRange(
+                       Lexer::getLocForEndOfToken(IE, 0, SM, Ctx.getLangOpts()),
+                       Semi.getLocWithOffset(1)),
+                   Suffix);
+    return true;
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -534,7 +570,7 @@ bool Mutator::extract(const std::string &Mode) {
     selectStatements(U, Sel);
     std::string Helpers;
     for (Stmt *S : Sel) {
-      if (escapes(S) || isa<NullStmt>(S))
+      if (escapes(S) || isa<NullStmt>(S) || isa<SwitchCase>(S) || isa<LabelStmt>(S))
         continue;
       auto *DS = dyn_cast<DeclStmt>(S);
       VarDecl *Declared = nullptr;
@@ -678,6 +714,27 @@ bool Mutator::wrapBody(const std::string &Mode) {
     // member-function / class-template
     if (FD->isTemplated() || RT.empty() || FD->isVariadic())
       continue;
+    {
+      // A parameter captured by name, or (in a class template) a member
+      // template called on a member, would not compile as a member.
+      struct V : RecursiveASTVisitor<V> {
+        bool Bad = false;
+        bool TraverseLambdaExpr(LambdaExpr *LE) {
+          for (const LambdaCapture &C : LE->explicit_captures())
+            if (C.capturesVariable() && isa<ParmVarDecl>(C.getCapturedVar()))
+              Bad = true;
+          return RecursiveASTVisitor::TraverseLambdaExpr(LE);
+        }
+        bool VisitMemberExpr(MemberExpr *E) {
+          if (E->hasExplicitTemplateArgs())
+            Bad = true;
+          return true;
+        }
+      } Visitor;
+      Visitor.TraverseStmt(Body);
+      if (Visitor.Bad)
+        continue;
+    }
     bool Bad = false;
     std::string Members, Init;
     for (ParmVarDecl *P : FD->parameters()) {
@@ -763,7 +820,28 @@ bool Mutator::box(const std::string &Kind) {
       }
       for (DeclRefExpr *DRE : L.Uses)
         RW.ReplaceText(DRE->getSourceRange(), Use);
-      RW.ReplaceText(SourceRange(L.DS->getBeginLoc(), L.DS->getEndLoc()), Decl);
+      std::string Prefix, Suffix;
+      if (Kind == "struct") {
+        Prefix = "struct { " + T + " f; } " + Box + "{";
+        Suffix = "};";
+      } else if (Kind == "pair") {
+        Prefix = "std::pair<" + T + ", double> " + Box + "{";
+        Suffix = ", 0.0};";
+      } else if (Kind == "tuple") {
+        Prefix = "std::tuple<int, " + T + "> " + Box + "{0, ";
+        Suffix = "};";
+      } else if (Kind == "vector") {
+        Prefix = "std::vector<" + T + "> " + Box + "{";
+        Suffix = "};";
+      } else if (Kind == "nested-vector") {
+        Prefix = "std::vector<std::vector<" + T + ">> " + Box + "{{";
+        Suffix = "}};";
+      } else {
+        Prefix = "std::unordered_map<std::string, " + T + "> " + Box + "{{\"" + N + "\", ";
+        Suffix = "}};";
+      }
+      if (!replaceAroundInit(L, Prefix, Suffix))
+        RW.ReplaceText(SourceRange(L.DS->getBeginLoc(), L.DS->getEndLoc()), Decl);
       markUnit(U);
       Any = true;
     }
@@ -849,6 +927,8 @@ bool Mutator::ifBothBranches() {
     std::vector<Stmt *> Sel;
     selectStatements(U, Sel);
     for (Stmt *S : Sel) {
+      if (isa<SwitchCase>(S) || isa<LabelStmt>(S) || isa<NullStmt>(S))
+        continue;
       SourceLocation B = S->getBeginLoc(), E = stmtEnd(S);
       std::string T = rewritten(SourceRange(B, E));
       SourceRange Full = withTrailingComment(SourceRange(B, E));
@@ -937,8 +1017,8 @@ bool Mutator::splitDeclarations() {
       if (I.empty())
         continue;
       std::string N = L.VD->getName().str();
-      RW.ReplaceText(SourceRange(L.DS->getBeginLoc(), L.DS->getEndLoc()),
-                     "torch::Tensor " + N + ";\n  " + N + " = " + I + ";");
+      if (!replaceAroundInit(L, "torch::Tensor " + N + ";\n  " + N + " = ", ";"))
+        continue;
       markUnit(U);
       Any = true;
     }
