@@ -119,7 +119,9 @@ void EvalLoopWithoutNoGradCheck::storeOptions(
 }
 
 void EvalLoopWithoutNoGradCheck::forgetTranslationUnit() {
-  ReportedLoops.clear();
+  FindingOfLoop.clear();
+  Findings.clear();
+  Context = nullptr;
   GuardedBlocks.clear();
   Parents.clear();
   GradMode.clear();
@@ -189,46 +191,10 @@ bool EvalLoopWithoutNoGradCheck::callersRuleOut(const FunctionDecl &Fn,
         return GradMode.isOffAt(*Site.Call, *Site.Caller);
       }))
     return true;
-  // A caller backpropagates what the function returns: it is part of the
-  // training path, whatever its name says.
-  return NamedOnly && llvm::any_of(Sites, [&](const CallSite &Site) {
-           return isBackpropagatedByCaller(Site, Ctx);
-         });
-}
-
-bool EvalLoopWithoutNoGradCheck::isBackpropagatedByCaller(const CallSite &Site,
-                                                          ASTContext &Ctx) {
-  // Up from the call to its full expression: a backward pass or a loss
-  // around it, or the variable that stores its result.
-  const Stmt *Child = Site.Call;
-  const ValueDecl *Stored = nullptr;
-  while (const Stmt *Parent = Parents.parentOf(*Child, *Site.Caller)) {
-    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
-      if (isTrainingCall(*Call))
-        return true;
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-          Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 &&
-          Op->getArg(1) == Child)
-        Stored = namedEntity(*Op->getArg(0));
-    } else if (const auto *Assign = dyn_cast<BinaryOperator>(Parent);
-               Assign && Assign->isAssignmentOp() &&
-               Assign->getRHS() == Child) {
-      Stored = namedEntity(*Assign->getLHS());
-    } else if (const auto *DS = dyn_cast<DeclStmt>(Parent)) {
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
-          if (VD->getInit()->IgnoreImplicit() == Child ||
-              VD->getInit() == Child)
-            Stored = VD;
-      break;
-    }
-    if (!isa<Expr>(Parent) || Stored)
-      break;
-    Child = Parent;
-  }
-  const AutogradFlow *Flow =
-      Stored ? AutogradFlow::of(*Site.Caller, Ctx) : nullptr;
-  return Flow && Flow->reachesBackwardPass(*Stored);
+  // A caller backpropagates what the function returns (directly, or through
+  // the functions that return it on): it is part of the training path,
+  // whatever its name says.
+  return NamedOnly && resultReachesBackwardPass(Fn, Ctx, Parents);
 }
 
 void EvalLoopWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -254,11 +220,17 @@ void EvalLoopWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   const auto *Forward = Result.Nodes.getNodeAs<CallExpr>("forward");
   ASTContext &Ctx = *Result.Context;
+  Context = &Ctx;
   const SourceManager &SM = *Result.SourceManager;
   if (!isInUserCode(SM.getSpellingLoc(beginLoc(*Forward)), SM) ||
       !Parents.isOwnCode(*Forward, *Fn))
     return;
   if (GradMode.isOffAt(*Forward, *Fn))
+    return;
+  // A forward of the user's whose body records nothing (it disables
+  // gradients itself around its computation: a sampler): no graph to keep.
+  if (const FunctionDecl *Body = calledBody(*Forward, Ctx);
+      Body && GradMode.recordsNothing(*Body))
     return;
   if (!enclosingLoops(*Forward, *Fn, Parents).empty()) {
     examine(*Forward, *Forward, *Fn, /*Via=*/nullptr, Ctx);
@@ -449,25 +421,70 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
     }
   if (!EvalLoop)
     return;
-  if (!ReportedLoops.insert(beginLoc(*EvalLoop)).second)
-    return;
-  report(ForwardCall, *EvalLoop, EvalCall, *Fn, Via, Ctx);
+  record({&ForwardCall, Via ? Via : &ForwardCall, EvalLoop, EvalCall, Fn,
+          Via != nullptr},
+         SM);
 }
 
-void EvalLoopWithoutNoGradCheck::report(const CallExpr &Forward,
-                                        const Stmt &Loop,
-                                        const CallExpr *EvalCall,
-                                        const FunctionDecl &Fn,
-                                        const CallExpr *Via,
-                                        ASTContext &Ctx) {
+void EvalLoopWithoutNoGradCheck::record(const Finding &F,
+                                        const SourceManager &SM) {
+  auto [It, Inserted] =
+      FindingOfLoop.try_emplace(beginLoc(*F.EvalLoop), Findings.size());
+  if (Inserted) {
+    Findings.push_back(F);
+    return;
+  }
+  // Where the user acts: the loop's own forward before a call through
+  // helpers, then the first in the loop (the same call seen again, in
+  // another instantiation or for another forward of its helper: the first
+  // forward of the helper).
+  Finding &Old = Findings[It->second];
+  auto Before = [&](const Stmt &A, const Stmt &B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(beginLoc(A)),
+                                        SM.getExpansionLoc(beginLoc(B)));
+  };
+  bool Better = false;
+  if (Old.Via != F.Via)
+    Better = Old.Via;
+  else if (beginLoc(*F.At) != beginLoc(*Old.At))
+    Better = Before(*F.At, *Old.At);
+  else
+    Better = F.Via && beginLoc(*F.Forward) != beginLoc(*Old.Forward) &&
+             Before(*F.Forward, *Old.Forward);
+  if (Better)
+    Old = F;
+}
+
+void EvalLoopWithoutNoGradCheck::reportFindings() {
+  if (!Context)
+    return;
+  const SourceManager &SM = Context->getSourceManager();
+  // In the order of the loops in the file, so that fix-its (one guard per
+  // block) do not depend on the order functions were visited in.
+  std::vector<const Finding *> Order;
+  for (const Finding &F : Findings)
+    Order.push_back(&F);
+  llvm::stable_sort(Order, [&](const Finding *A, const Finding *B) {
+    return SM.isBeforeInTranslationUnit(
+        SM.getExpansionLoc(beginLoc(*A->EvalLoop)),
+        SM.getExpansionLoc(beginLoc(*B->EvalLoop)));
+  });
+  for (const Finding *F : Order)
+    report(*F, *Context);
+}
+
+void EvalLoopWithoutNoGradCheck::report(const Finding &F, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  const Stmt *EvalLoop = &Loop;
+  const Stmt *EvalLoop = F.EvalLoop;
+  const FunctionDecl &Fn = *F.Fn;
   {
     auto Diag =
-        diag(beginLoc(Forward),
-             "module forward in an evaluation loop without a "
-             "gradient-disabling guard records an autograd graph on every "
-             "iteration; add 'torch::NoGradGuard no_grad;' before the loop");
+        diag(beginLoc(*F.At),
+             "module forward %select{|through this call }0in an evaluation "
+             "loop without a gradient-disabling guard records an autograd "
+             "graph on every iteration; add 'torch::NoGradGuard no_grad;' "
+             "before the loop")
+        << F.Via;
 
     // Fix-it: the guard on its own line before the loop, in the loop's block.
     const auto *Block =
@@ -501,12 +518,11 @@ void EvalLoopWithoutNoGradCheck::report(const CallExpr &Forward,
         Diag << FixItHint::CreateInsertion(LoopLoc, Guard + " ");
     }
   }
-  if (Via)
-    diag(beginLoc(*Via), "the forward runs in this evaluation loop through "
-                         "this call",
+  if (F.Via)
+    diag(beginLoc(*F.Forward), "the module forward that the call runs",
          DiagnosticIDs::Note);
-  if (EvalCall)
-    diag(beginLoc(*EvalCall), "module put into evaluation mode here",
+  if (F.EvalCall)
+    diag(beginLoc(*F.EvalCall), "module put into evaluation mode here",
          DiagnosticIDs::Note);
 }
 

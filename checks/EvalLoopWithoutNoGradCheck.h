@@ -18,6 +18,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Regex.h"
 #include <map>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -42,7 +43,10 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void onStartOfTranslationUnit() override { forgetTranslationUnit(); }
-  void onEndOfTranslationUnit() override { forgetTranslationUnit(); }
+  void onEndOfTranslationUnit() override {
+    reportFindings();
+    forgetTranslationUnit();
+  }
 
 private:
   /// The check's matchers, run over the user's code only.
@@ -67,10 +71,9 @@ private:
   /// (when only its name made it one, \p NamedOnly) a caller backpropagates
   /// its result.
   bool callersRuleOut(const FunctionDecl &Fn, bool NamedOnly, ASTContext &Ctx);
-  bool isBackpropagatedByCaller(const CallSite &Site, ASTContext &Ctx);
   /// Whether the forward \p Forward, run at \p At in \p Fn (the forward
   /// itself, or the call of the helper that holds it: \p Via), is in an
-  /// evaluation loop without a guard; reports it if so.
+  /// evaluation loop without a guard; records it (record) if so.
   /// \p Helpers: when \p At is a call of the function that holds \p Forward
   /// (directly or through other helpers), those functions, innermost first:
   /// their names count, and the innermost one's own eval() before the
@@ -83,16 +86,32 @@ private:
                                             const Stmt &At,
                                             const SourceManager &SM,
                                             const CallExpr *Last = nullptr);
-  void report(const CallExpr &Forward, const Stmt &EvalLoop,
-              const CallExpr *EvalCall, const FunctionDecl &Fn,
-              const CallExpr *Via, ASTContext &Ctx);
+  /// A forward run in an evaluation loop without a guard. Each loop is
+  /// reported once, after the whole translation unit is seen (so that the
+  /// order functions are visited in does not matter), where the user acts:
+  /// at the first forward the loop runs itself, else at the first call in
+  /// the loop that reaches a forward through helpers (At), with the helper's
+  /// forward in a note.
+  struct Finding {
+    const CallExpr *Forward = nullptr; ///< The module forward.
+    const CallExpr *At = nullptr;      ///< Forward, or the call in the loop.
+    const Stmt *EvalLoop = nullptr;
+    const CallExpr *EvalCall = nullptr;
+    const FunctionDecl *Fn = nullptr; ///< The function whose body holds At.
+    bool Via = false;                 ///< At reaches Forward through helpers.
+  };
+  void record(const Finding &F, const SourceManager &SM);
+  void reportFindings();
+  void report(const Finding &F, ASTContext &Ctx);
   void forgetTranslationUnit();
 
   const std::string EvaluationFunctionRegex;
   llvm::Regex EvaluationFunction;
-  /// One diagnostic per evaluation loop (keyed by the loop's location, so a
-  /// template's instantiations share it).
-  llvm::DenseSet<SourceLocation> ReportedLoops;
+  /// One finding per evaluation loop (keyed by the loop's location, so a
+  /// template's instantiations share it), in the order first found.
+  llvm::DenseMap<SourceLocation, unsigned> FindingOfLoop;
+  std::vector<Finding> Findings;
+  ASTContext *Context = nullptr;
   /// Blocks a fix-it already inserts a guard into (keyed by location).
   llvm::DenseSet<SourceLocation> GuardedBlocks;
   /// Per translation unit: parents inside the bodies walked, each function's

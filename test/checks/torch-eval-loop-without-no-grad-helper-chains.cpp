@@ -2,7 +2,8 @@
 // loops over `inference()`, which calls `process()`), a helper that puts the
 // module into evaluation mode itself before its forward, and a validation
 // lambda whose epoch loop also trains through another lambda in a sibling
-// loop.
+// loop. The warning goes at the call in the evaluation loop, the helper's
+// forward into a note.
 // RUN: %check_torch_tidy %s torch-eval-loop-without-no-grad %t -- -- -isystem %mock_torch
 
 #include <functional>
@@ -13,8 +14,6 @@ class Processor {
 public:
   torch::Tensor process(torch::Tensor in) {
     return module_->forward(in);
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: module forward in an evaluation loop without a gradient-disabling guard records an autograd graph on every iteration; add 'torch::NoGradGuard no_grad;' before the loop [torch-eval-loop-without-no-grad]
-    // CHECK-MESSAGES: :[[@LINE+14]]:7: note: the forward runs in this evaluation loop through this call
   }
 
 private:
@@ -29,6 +28,8 @@ public:
       auto in = pending.back();
       pending.pop_back();
       inference(in);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: module forward through this call in an evaluation loop without a gradient-disabling guard records an autograd graph on every iteration; add 'torch::NoGradGuard no_grad;' before the loop [torch-eval-loop-without-no-grad]
+      // CHECK-MESSAGES: :[[@LINE-16]]:12: note: the module forward that the call runs
     }
   }
   void runGuarded(std::vector<torch::Tensor> &pending) {
@@ -48,9 +49,6 @@ private:
 double scoreBatch(torch::nn::Linear &module, const torch::Tensor &x) {
   module->eval();
   auto out = module->forward(x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: module forward in an evaluation loop without a gradient-disabling guard{{.*}} [torch-eval-loop-without-no-grad]
-  // CHECK-MESSAGES: :[[@LINE+9]]:14: note: the forward runs in this evaluation loop through this call
-  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: module put into evaluation mode here
   return out.sum().item<double>();
 }
 
@@ -59,6 +57,9 @@ void scoreAll(torch::nn::Linear module, torch::Tensor x) {
   // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
   for (int i = 0; i < 10; ++i)
     total += scoreBatch(module, x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: module forward through this call in an evaluation loop without a gradient-disabling guard{{.*}} [torch-eval-loop-without-no-grad]
+  // CHECK-MESSAGES: :[[@LINE-10]]:14: note: the module forward that the call runs
+  // CHECK-MESSAGES: :[[@LINE-12]]:3: note: module put into evaluation mode here
 }
 
 void scoreAllGuarded(torch::nn::Linear module, torch::Tensor x) {
@@ -83,9 +84,6 @@ void fitWithCallbacks(torch::nn::Linear module, torch::optim::Adam &optimizer,
       [&](const torch::Tensor &xi) {
         module->eval();
         auto y = module->forward(xi);
-        // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: module forward in an evaluation loop without a gradient-disabling guard{{.*}} [torch-eval-loop-without-no-grad]
-        // CHECK-MESSAGES: :[[@LINE+10]]:12: note: the forward runs in this evaluation loop through this call
-        // CHECK-MESSAGES: :[[@LINE-4]]:9: note: module put into evaluation mode here
         return y.sum().item<double>();
       };
   for (int epoch = 0; epoch < 10; ++epoch) {
@@ -95,6 +93,9 @@ void fitWithCallbacks(torch::nn::Linear module, torch::optim::Adam &optimizer,
     // CHECK-FIXES: {{^}}    torch::NoGradGuard no_grad;{{$}}
     for (int i = 0; i < 10; ++i)
       v += validation_step(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: module forward through this call in an evaluation loop without a gradient-disabling guard{{.*}} [torch-eval-loop-without-no-grad]
+    // CHECK-MESSAGES: :[[@LINE-11]]:18: note: the module forward that the call runs
+    // CHECK-MESSAGES: :[[@LINE-13]]:9: note: module put into evaluation mode here
   }
 }
 

@@ -4,10 +4,12 @@
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/analysis/autograd/Builder.h"
 #include "utils/ast/ASTUtils.h"
+#include "utils/ast/BodyParents.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
 #include <memory>
 #include <vector>
@@ -847,6 +849,72 @@ bool containsTraining(const Stmt &S, ASTContext &Ctx) {
         Found = trainsAt(*Call, Ctx);
   });
   return Found;
+}
+
+static bool resultReachesBackwardPass(
+    const FunctionDecl &F, ASTContext &Ctx, BodyParents &Parents,
+    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen, unsigned Depth) {
+  if (Depth >= 3 || !Seen.insert(F.getCanonicalDecl()).second)
+    return false;
+  // (A copy: looking up the callers' call sites may grow the index.)
+  const auto Sites = llvm::to_vector(callSitesOf(F, Ctx));
+  for (const CallSite &Site : Sites) {
+    if (!Site.Caller || !Site.Caller->getBody())
+      continue;
+    // Up from the call to its full expression: a backward pass or a loss
+    // around it, the variable that stores its result, or the return of the
+    // caller itself.
+    const Stmt *Child = Site.Call;
+    const ValueDecl *Stored = nullptr;
+    bool Returned = false;
+    while (const Stmt *Parent = Parents.parentOf(*Child, *Site.Caller)) {
+      if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+        if (isTrainingCall(*Call))
+          return true;
+        if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+            Op && Op->isAssignmentOp() && Op->getNumArgs() == 2 &&
+            Op->getArg(1) == Child)
+          Stored = namedEntity(*Op->getArg(0));
+      } else if (const auto *Assign = dyn_cast<BinaryOperator>(Parent);
+                 Assign && Assign->isAssignmentOp() &&
+                 Assign->getRHS() == Child) {
+        Stored = namedEntity(*Assign->getLHS());
+      } else if (const auto *DS = dyn_cast<DeclStmt>(Parent)) {
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+            if (VD->getInit()->IgnoreImplicit() == Child ||
+                VD->getInit() == Child)
+              Stored = VD;
+        break;
+      } else if (isa<ReturnStmt>(Parent)) {
+        // The caller's own return, not a lambda's in its body.
+        Returned = Parents.isOwnCode(*Parent, *Site.Caller);
+        break;
+      }
+      if (!isa<Expr>(Parent) || Stored)
+        break;
+      Child = Parent;
+    }
+    if (Stored) {
+      if (const AutogradFlow *Flow = AutogradFlow::of(*Site.Caller, Ctx);
+          Flow && Flow->reachesBackwardPass(*Stored))
+        return true;
+      if (const auto *VD = dyn_cast<VarDecl>(Stored))
+        for (const Expr *Value : returnedValues(*Site.Caller))
+          Returned |= Value && mentions(Value, VD);
+    }
+    if (Returned && isTensorType(Site.Caller->getReturnType()
+                                     .getNonReferenceType()) &&
+        resultReachesBackwardPass(*Site.Caller, Ctx, Parents, Seen, Depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool resultReachesBackwardPass(const FunctionDecl &F, ASTContext &Ctx,
+                               BodyParents &Parents) {
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Seen;
+  return resultReachesBackwardPass(F, Ctx, Parents, Seen, 0);
 }
 
 namespace {

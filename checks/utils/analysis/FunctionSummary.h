@@ -34,6 +34,8 @@
 
 namespace clang::tidy::torch {
 
+class BodyParents;
+
 /// The function a call invokes when it is defined in the user's code of this
 /// translation unit (not LibTorch's, not a system header's, not a lambda);
 /// null otherwise.
@@ -203,6 +205,17 @@ bool trainsAt(const CallExpr &Call, ASTContext &Ctx);
 /// True if \p S contains a call that trains (trainsAt), lambda bodies
 /// included.
 bool containsTraining(const Stmt &S, ASTContext &Ctx);
+
+/// True if what \p F returns reaches a backward pass at one of its calls in
+/// this translation unit: the call is inside what a training call
+/// differentiates (`torch::mse_loss(predict(h), y).backward()`), its result
+/// is stored in a variable that reaches a backward pass of the caller
+/// (AutogradFlow::reachesBackwardPass), or the caller returns it, as it is or
+/// computed from it (`return predict(h, 4);`, `auto y = infer(x); return y;`),
+/// and what the caller returns reaches one in turn (three functions up at
+/// most). \p Parents: the walk up from each call inside its caller's body.
+bool resultReachesBackwardPass(const FunctionDecl &F, ASTContext &Ctx,
+                               BodyParents &Parents);
 
 } // namespace clang::tidy::torch
 

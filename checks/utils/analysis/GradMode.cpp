@@ -48,4 +48,19 @@ bool GradModeAnalysis::isOffAt(const Stmt &S, const FunctionDecl &Fn) {
   return gradModeEffectOf(*Guards.front()) != GradModeEffect::Enables;
 }
 
+bool GradModeAnalysis::recordsNothing(const FunctionDecl &Fn) {
+  const FunctionDecl *Def = Fn.getDefinition();
+  if (!Def || !Def->getBody() || !declaresGuard(*Def))
+    return false;
+  bool Computes = false, Records = false;
+  forEachStmt(Def->getBody(), [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (Records || !Call || !isTensorType(Call->getType()))
+      return;
+    Computes = true;
+    Records = !isOffAt(*Call, *Def);
+  });
+  return Computes && !Records;
+}
+
 } // namespace clang::tidy::torch

@@ -29,6 +29,13 @@ public:
   /// \p Fn.
   bool isOffAt(const Stmt &S, const FunctionDecl &Fn);
 
+  /// True if the definition of \p Fn records nothing: it declares a guard,
+  /// and every tensor it computes (every call with a tensor result in its
+  /// body, lambdas included) is computed with recording off (`torch::Tensor
+  /// forward(x) { torch::NoGradGuard g; return head(x).multinomial(1); }`,
+  /// a sampler). Its callers' loops build no graph through it.
+  bool recordsNothing(const FunctionDecl &Fn);
+
   /// Forgets every function (at the end of a translation unit).
   void clear() { DeclaresGuard.clear(); }
 
