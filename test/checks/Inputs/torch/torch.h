@@ -228,6 +228,9 @@ public:
   Tensor log1p() const { return *this; }
   Tensor exp() const { return *this; }
   Tensor abs() const { return *this; }
+  Tensor isnan() const { return *this; }
+  Tensor isinf() const { return *this; }
+  Tensor isfinite() const { return *this; }
   Tensor acos() const { return *this; }
   Tensor asin() const { return *this; }
   Tensor sigmoid() const { return *this; }
