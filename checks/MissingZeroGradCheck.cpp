@@ -6,6 +6,7 @@
 
 #include "MissingZeroGradCheck.h"
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/PathGuard.h"
 #include "utils/analysis/Paths.h"
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
@@ -191,12 +192,15 @@ bool isDeclaredIn(const Decl &D, const Stmt &Loop, const SourceManager &SM) {
 
 /// True if \p S runs only on some iterations of \p Loop: between them is an
 /// if/switch branch, a conditional operator, or the right side of && / ||.
+/// A branch of a test of finiteness (`if (!loss.isnan().item<bool>())`, `if
+/// (std::isfinite(l))`) skips a bad step: it is not an iteration schedule.
 bool isConditionalIn(const Stmt &S, const Stmt &Loop, const FunctionDecl &Fn,
                      BodyParents &Parents) {
   const Stmt *Child = &S;
   for (const Stmt *P = Parents.parentOf(S, Fn); P && P != &Loop;
        Child = P, P = Parents.parentOf(*P, Fn)) {
-    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child)
+    if (const auto *If = dyn_cast<IfStmt>(P);
+        If && If->getCond() != Child && !testsFiniteness(If->getCond()))
       return true;
     if (isa<SwitchCase, ConditionalOperator, BinaryConditionalOperator>(P))
       return true;
@@ -378,9 +382,12 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
   // A step under a condition in the helper may accumulate on purpose.
   for (const Stmt *P = Parents.parentOf(Step, WalkFn);
        P && P != Helper.getBody() && !isa<LambdaExpr>(P);
-       P = Parents.parentOf(*P, WalkFn))
+       P = Parents.parentOf(*P, WalkFn)) {
+    if (const auto *If = dyn_cast<IfStmt>(P); If && testsFiniteness(If->getCond()))
+      continue; // A guard that skips a bad step.
     if (isa<IfStmt, SwitchStmt, AbstractConditionalOperator>(P))
       return;
+  }
   // An optimizer made in the helper is a fresh one on every call.
   const VarDecl *Opt = objectVariable(callObject(Step));
   if (Opt && !isa<ParmVarDecl>(Opt) &&

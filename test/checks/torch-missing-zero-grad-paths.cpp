@@ -304,3 +304,57 @@ void clearInSwitch(torch::nn::Linear &model, torch::optim::Adam &opt,
     opt.step();
   }
 }
+
+// --- Guards that skip a bad step are not accumulation -------------------------
+
+// Twin of skipNanStep without the clearing: the guard is no schedule, the
+// loop never clears (the optimizer is the caller's all the same).
+void skipNanNeverClears(torch::nn::Linear &model, torch::optim::Adam &opt,
+                        torch::Tensor x, torch::Tensor y) {
+  for (int it = 0; it < 100; ++it) {
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    if (!loss.isnan().item<bool>())
+      opt.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: optimizer step in a training loop that never clears gradients
+    // CHECK-MESSAGES: :[[@LINE-4]]:5: note: gradients accumulate across iterations here
+  }
+}
+
+// The clearing between backward() and the guarded step.
+void clearedBeforeGuardedStep(torch::nn::Linear &model,
+                              torch::optim::Adam &opt, torch::Tensor x,
+                              torch::Tensor y) {
+  for (int it = 0; it < 100; ++it) {
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.zero_grad();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: gradients cleared between backward() and step()
+    if (std::isfinite(loss.item<double>()))
+      opt.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: note: the step that finds them cleared
+  }
+}
+
+// Negative twins: a schedule (accumulation over 4 batches) with the
+// caller's optimizer, and a guarded step that clears after stepping.
+void accumulateFour(torch::nn::Linear &model, torch::optim::Adam &opt,
+                    torch::Tensor x, torch::Tensor y) {
+  for (int it = 0; it < 100; ++it) {
+    torch::mse_loss(model(x), y).backward();
+    if ((it + 1) % 4 == 0)
+      opt.step();
+  }
+}
+
+void guardedStepThenClear(torch::nn::Linear &model, torch::optim::Adam &opt,
+                          torch::Tensor x, torch::Tensor y) {
+  for (int it = 0; it < 100; ++it) {
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    if (torch::isfinite(loss).all().item<bool>()) {
+      opt.step();
+      opt.zero_grad();
+    }
+  }
+}

@@ -156,30 +156,4 @@ std::optional<bool> BodyPaths::sharesIteration(const Stmt &S,
          (reachesInIteration(Anchor, S, Loop) && endsIteration(*PS, Header));
 }
 
-std::optional<bool> BodyPaths::dominates(const Stmt &S, const Stmt &To) {
-  std::optional<Position> PS = positionOf(S), PT = positionOf(To);
-  if (!PS || !PT)
-    return std::nullopt;
-  if (PS->Block == PT->Block)
-    return PS->Index <= PT->Index;
-  if (!Dom) {
-    Dom = std::make_unique<CFGDomTree>();
-    Dom->buildDominatorTree(Graph.get());
-  }
-  return Dom->dominates(PS->Block, PT->Block);
-}
-
-std::optional<bool> BodyPaths::postDominates(const Stmt &S, const Stmt &From) {
-  std::optional<Position> PS = positionOf(S), PF = positionOf(From);
-  if (!PS || !PF)
-    return std::nullopt;
-  if (PS->Block == PF->Block)
-    return PS->Index >= PF->Index;
-  if (!PostDom) {
-    PostDom = std::make_unique<CFGPostDomTree>();
-    PostDom->buildDominatorTree(Graph.get());
-  }
-  return PostDom->dominates(PS->Block, PF->Block);
-}
-
 } // namespace clang::tidy::torch

@@ -3,8 +3,7 @@
 // Questions about the paths through one function body, answered on clang's
 // CFG of that body rather than on its syntax: a statement reaches another
 // within one iteration of a loop (without coming round it, without leaving
-// it), a statement lies on an iteration that also runs another, a statement
-// runs on every path from one point to another (dominators).
+// it), a statement lies on an iteration that also runs another.
 //
 // An iteration of a loop, here, is a path from the loop's body entry (the
 // successor its header takes to run the body) back to its header: through
@@ -28,7 +27,6 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
-#include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -65,14 +63,6 @@ public:
   std::optional<bool> sharesIteration(const Stmt &S, const Stmt &Anchor,
                                       const Stmt &Loop);
 
-  /// True if every path from the function's entry to \p To passes \p S
-  /// (\p S dominates \p To); std::nullopt when either is unknown.
-  std::optional<bool> dominates(const Stmt &S, const Stmt &To);
-
-  /// True if every path from \p From to the function's exit passes \p S
-  /// (\p S post-dominates \p From); std::nullopt when either is unknown.
-  std::optional<bool> postDominates(const Stmt &S, const Stmt &From);
-
 private:
   struct Position {
     const CFGBlock *Block = nullptr;
@@ -97,8 +87,6 @@ private:
   bool Tried = false;
   std::unique_ptr<CFG> Graph;
   llvm::DenseMap<const Stmt *, Position> Where;
-  std::unique_ptr<CFGDomTree> Dom;
-  std::unique_ptr<CFGPostDomTree> PostDom;
 };
 
 } // namespace clang::tidy::torch

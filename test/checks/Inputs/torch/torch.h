@@ -346,6 +346,9 @@ Tensor clamp(const Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> ma
 Tensor clamp_min(const Tensor &, Scalar);
 Tensor max(const Tensor &, const Tensor &);
 Tensor sum(const Tensor &);
+Tensor isnan(const Tensor &);
+Tensor isinf(const Tensor &);
+Tensor isfinite(const Tensor &);
 Tensor mean(const Tensor &);
 Tensor norm(const Tensor &);
 Tensor div(const Tensor &, const Tensor &);
