@@ -89,6 +89,19 @@ void holderCopy(torch::nn::Linear model, torch::Tensor x) {
   }
 }
 
+// A local pointer that is pointed elsewhere in the loop: it may be either.
+void reboundPointer(torch::nn::Linear G, torch::nn::Linear D, torch::Tensor real) {
+  torch::optim::Adam optG(G->parameters()), optD(D->parameters());
+  torch::optim::Adam *current = &optD;
+  for (int i = 0; i < 100; ++i) {
+    current->zero_grad();
+    (D(G(torch::randn({4, 4}))).mean() - D(real).mean()).backward();
+    current->step();
+    current = i % 2 ? &optD : &optG;
+    optG.step();
+  }
+}
+
 // --- Flagged -------------------------------------------------------------------
 
 // Two optimizers held by pointer members: only the other one is cleared.

@@ -80,13 +80,31 @@ bool isRebound(const VarDecl &V) {
               Names(Op->getArg(0));
     else if (const auto *U = dyn_cast<UnaryOperator>(&S))
       Found = (U->getOpcode() == UO_AddrOf || U->isIncrementDecrementOp()) &&
-              Names(U->getSubExpr()) && !V.getType()->isPointerType();
+              Names(U->getSubExpr());
     else if (const auto *M = dyn_cast<CXXMemberCallExpr>(&S)) {
       const CXXMethodDecl *MD = M->getMethodDecl();
       Found = MD && MD->getIdentifier() &&
               (MD->getName() == "reset" || MD->getName() == "swap") &&
               isSmartPointer(MD->getParent()) &&
               Names(M->getImplicitObjectArgument());
+    }
+    if (Found)
+      return;
+    // Handed by non-const reference (`std::swap(a, b)`, `init(opt)`).
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      const unsigned First =
+          isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(F)
+              ? 1
+              : 0;
+      for (unsigned I = First; F && I < Call->getNumArgs() && !Found; ++I) {
+        const unsigned P = I - First;
+        if (P >= F->getNumParams() || !Names(Call->getArg(I)))
+          continue;
+        QualType T = F->getParamDecl(P)->getType();
+        Found = T->isLValueReferenceType() &&
+                !T.getNonReferenceType().isConstQualified();
+      }
     }
   });
   return Found;
