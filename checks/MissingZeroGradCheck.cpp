@@ -6,9 +6,12 @@
 
 #include "MissingZeroGradCheck.h"
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/PathGuard.h"
+#include "utils/analysis/Paths.h"
 #include "utils/analysis/ProjectSummaries.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/ObjectIdentity.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -73,37 +76,32 @@ const CallExpr *backwardReachedIn(const Stmt &S, const ASTContext &Ctx,
   return Found;
 }
 
-/// True if \p S contains a statement that clears the gradients that the
-/// optimizer \p Stepped steps: a zero_grad() of another named optimizer
-/// (the other network's, in a GAN) does not count.
-bool containsClearing(const Stmt &S, const ValueDecl *Stepped) {
-  bool Found = false;
-  forEachStmt(&S, [&](const Stmt &Child) {
-    if (Found || !isGradientClearing(Child))
-      return;
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(&Child);
-    const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
-    const Expr *Object = Member ? Member->getImplicitObjectArgument() : nullptr;
-    const ValueDecl *Cleared = Object ? moduleObjectEntity(Object) : nullptr;
-    if (Stepped && M && isOptimizerClass(M->getParent()) && Cleared &&
-        Cleared != Stepped)
-      return;
-    // `model->zero_grad()`: only the stepped optimizer's own model counts,
-    // as its declaration shows it (`SGD opt(model->parameters(), ...)`).
-    if (M && isModuleClass(M->getParent())) {
-      const auto *Var = dyn_cast_or_null<VarDecl>(Stepped);
-      bool OwnModel = false;
-      if (Var && Var->getInit() && Cleared)
-        forEachStmt(Var->getInit(), [&](const Stmt &S) {
-          if (const auto *E = dyn_cast<Expr>(&S))
-            OwnModel = OwnModel || namedEntity(*E) == Cleared;
-        });
-      if (!OwnModel)
-        return;
-    }
-    Found = true;
-  });
-  return Found;
+/// True if \p S is a gradient clearing that clears the gradients the
+/// optimizer \p Stepped steps: a zero_grad() of another optimizer object
+/// (the other network's, in a GAN) does not count, nor a module's
+/// zero_grad() unless the optimizer's declaration takes that module's
+/// parameters (`SGD opt(model->parameters(), ...)`).
+bool clearsFor(const Stmt &S, const ValueDecl *Stepped) {
+  if (!isGradientClearing(S))
+    return false;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&S);
+  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+  const Expr *Object = Member ? Member->getImplicitObjectArgument() : nullptr;
+  const ValueDecl *Cleared = Object ? heldObject(Object) : nullptr;
+  if (Stepped && M && isOptimizerClass(M->getParent()) && Cleared &&
+      Cleared != Stepped)
+    return false;
+  if (M && isModuleClass(M->getParent())) {
+    const auto *Var = dyn_cast_or_null<VarDecl>(Stepped);
+    bool OwnModel = false;
+    if (Var && Var->getInit() && Cleared)
+      forEachStmt(Var->getInit(), [&](const Stmt &S) {
+        if (const auto *E = dyn_cast<Expr>(&S))
+          OwnModel = OwnModel || heldObject(E) == Cleared;
+      });
+    return OwnModel;
+  }
+  return true;
 }
 
 /// The modules the parameters of the optimizer \p Stepped come from, as its
@@ -126,6 +124,8 @@ llvm::SmallVector<const ValueDecl *, 2> modelsOf(const ValueDecl *Stepped) {
       QualType T = D->getType().getNonReferenceType();
       const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
       if (RD && isModuleClass(RD)) {
+        if (const ValueDecl *Held = heldObject(E))
+          D = Held;
         if (!llvm::is_contained(Models, D))
           Models.push_back(D);
       } else if (const auto *Local = dyn_cast<VarDecl>(D);
@@ -148,7 +148,7 @@ bool mayClearFor(const Stmt &Clearing, const ValueDecl *Stepped) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Clearing);
   const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
   const Expr *Object = Member ? Member->getImplicitObjectArgument() : nullptr;
-  const ValueDecl *Cleared = Object ? moduleObjectEntity(Object) : nullptr;
+  const ValueDecl *Cleared = Object ? heldObject(Object) : nullptr;
   // An element of a container (`for (auto &o : optimizers)`), or a local
   // reference or raw pointer, may be any of them (parameters are taken to
   // be distinct objects: `train(Net &G, Net &D, ...)`).
@@ -192,12 +192,15 @@ bool isDeclaredIn(const Decl &D, const Stmt &Loop, const SourceManager &SM) {
 
 /// True if \p S runs only on some iterations of \p Loop: between them is an
 /// if/switch branch, a conditional operator, or the right side of && / ||.
+/// A branch of a test of finiteness (`if (!loss.isnan().item<bool>())`, `if
+/// (std::isfinite(l))`) skips a bad step: it is not an iteration schedule.
 bool isConditionalIn(const Stmt &S, const Stmt &Loop, const FunctionDecl &Fn,
                      BodyParents &Parents) {
   const Stmt *Child = &S;
   for (const Stmt *P = Parents.parentOf(S, Fn); P && P != &Loop;
        Child = P, P = Parents.parentOf(*P, Fn)) {
-    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond() != Child)
+    if (const auto *If = dyn_cast<IfStmt>(P);
+        If && If->getCond() != Child && !testsFiniteness(If->getCond()))
       return true;
     if (isa<SwitchCase, ConditionalOperator, BinaryConditionalOperator>(P))
       return true;
@@ -274,32 +277,6 @@ bool MissingZeroGradCheck::functionClearsGradients(const FunctionDecl &F,
   return Result;
 }
 
-bool MissingZeroGradCheck::clearsOnlySkippedIterations(
-    const Stmt &Clearing, const Stmt &Loop, const CallExpr &Step,
-    const FunctionDecl &Fn) {
-  const Stmt *Child = &Clearing;
-  for (const Stmt *P = Parents.parentOf(Clearing, Fn); P && Child != &Loop;
-       Child = P, P = Parents.parentOf(*P, Fn)) {
-    const auto *If = dyn_cast<IfStmt>(P);
-    if (!If || (Child != If->getThen() && Child != If->getElse()))
-      continue;
-    // The branch ends by leaving the iteration.
-    const Stmt *Last = Child;
-    if (const auto *Block = dyn_cast<CompoundStmt>(Child))
-      Last = Block->body_empty() ? nullptr : Block->body_back();
-    if (!Last || !isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(
-                     Last->IgnoreContainers()) &&
-                     !isa<CXXThrowExpr>(Last->IgnoreContainers()))
-      continue;
-    // ... and the step is not in it.
-    bool HoldsStep = false;
-    forEachStmt(Child, [&](const Stmt &S) { HoldsStep |= &S == &Step; });
-    if (!HoldsStep)
-      return true;
-  }
-  return false;
-}
-
 bool MissingZeroGradCheck::clearsGradients(
     const Stmt &S, unsigned Depth, const ValueDecl *Stepped,
     const Stmt **Other, llvm::function_ref<bool(const Stmt &)> Skipped) {
@@ -363,32 +340,35 @@ bool MissingZeroGradCheck::clearsGradients(
 
 const Stmt *MissingZeroGradCheck::clearingBeforeStep(const CallExpr &Step,
                                                      const Stmt &Loop,
-                                                     const FunctionDecl &Fn) {
-  // The statement of a block (inside the loop) that holds the step.
-  const Stmt *Child = &Step;
-  const CompoundStmt *Block = nullptr;
-  for (const Stmt *P = Parents.parentOf(Step, Fn); P && Child != &Loop;
-       Child = P, P = Parents.parentOf(*P, Fn))
-    if ((Block = dyn_cast<CompoundStmt>(P)))
-      break;
-  if (!Block)
-    return nullptr;
-  // Walking back from the step: a clearing met before any backward pass,
-  // then a backward pass.
+                                                     const FunctionDecl &Fn,
+                                                     BodyPaths &Paths) {
+  // A clearing of this optimizer's gradients that an iteration runs after
+  // a backward pass and before the step, with no backward pass in between:
+  // on that path the step applies zero gradients. A clearing on a path
+  // that leaves the iteration (`if (bad) { opt.zero_grad(); continue; }`)
+  // never reaches the step.
   const Expr *StepObject = callObject(Step);
-  const ValueDecl *Stepped = StepObject ? moduleObjectEntity(StepObject) : nullptr;
-  const Stmt *Clearing = nullptr;
-  bool Seen = false;
-  for (auto It = Block->body_rbegin(); It != Block->body_rend(); ++It) {
-    if (!Seen) {
-      Seen = *It == Child;
-      continue;
-    }
-    if (firstBackwardIn(**It))
+  const ValueDecl *Stepped = StepObject ? heldObject(StepObject) : nullptr;
+  llvm::SmallVector<const CallExpr *, 4> Backwards;
+  llvm::SmallVector<const Stmt *, 4> Clearings;
+  forEachStmt(&Loop, [&](const Stmt &S) {
+    if (!Parents.isOwnCode(S, Fn))
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(&S); Call && isBackwardLike(*Call))
+      Backwards.push_back(Call);
+    else if (clearsFor(S, Stepped))
+      Clearings.push_back(&S);
+  });
+  auto IsBackward = [](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    return Call && isBackwardLike(*Call);
+  };
+  for (const Stmt *Clearing : Clearings)
+    if (Paths.reachesInIteration(*Clearing, Step, Loop, IsBackward) &&
+        llvm::any_of(Backwards, [&](const CallExpr *Backward) {
+          return Paths.reachesInIteration(*Backward, *Clearing, Loop);
+        }))
       return Clearing;
-    if (!Clearing && containsClearing(**It, Stepped))
-      Clearing = *It;
-  }
   return nullptr;
 }
 
@@ -402,9 +382,12 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
   // A step under a condition in the helper may accumulate on purpose.
   for (const Stmt *P = Parents.parentOf(Step, WalkFn);
        P && P != Helper.getBody() && !isa<LambdaExpr>(P);
-       P = Parents.parentOf(*P, WalkFn))
+       P = Parents.parentOf(*P, WalkFn)) {
+    if (const auto *If = dyn_cast<IfStmt>(P); If && testsFiniteness(If->getCond()))
+      continue; // A guard that skips a bad step.
     if (isa<IfStmt, SwitchStmt, AbstractConditionalOperator>(P))
       return;
+  }
   // An optimizer made in the helper is a fresh one on every call.
   const VarDecl *Opt = objectVariable(callObject(Step));
   if (Opt && !isa<ParmVarDecl>(Opt) &&
@@ -414,7 +397,7 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
   // trainer's step that clears the generator's optimizer and steps the
   // discriminator's too).
   const ValueDecl *Stepped =
-      callObject(Step) ? moduleObjectEntity(callObject(Step)) : nullptr;
+      callObject(Step) ? heldObject(callObject(Step)) : nullptr;
   const Stmt *OtherClearing = nullptr;
   if (clearsGradients(*Helper.getBody(), 0, Stepped, &OtherClearing))
     return;
@@ -543,15 +526,11 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   // `loss.backward(); opt.zero_grad(); opt.step();`: the clearing sits
   // between the pass and the step in the block that holds the step, so the
   // step applies zero gradients.
-  if (const Stmt *Clearing = clearingBeforeStep(*Step, *Loop, *Fn)) {
+  BodyPaths Paths(*Fn, *Result.Context);
+  if (const Stmt *Clearing = clearingBeforeStep(*Step, *Loop, *Fn, Paths)) {
     if (!ReportedLoops.insert(Loop).second)
       return;
-    const Stmt *At = Clearing;
-    forEachStmt(Clearing, [&](const Stmt &Child) {
-      if (At == Clearing && isGradientClearing(Child))
-        At = &Child;
-    });
-    diag(beginLoc(*At),
+    diag(beginLoc(*Clearing),
          "gradients cleared between backward() and step(): the step applies "
          "zero gradients and the model never learns; clear them before "
          "backward()");
@@ -563,12 +542,14 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   // that clears the discriminator's and steps the generator's too).
   const Stmt *OtherClearing = nullptr;
   const ValueDecl *Stepped =
-      callObject(*Step) ? moduleObjectEntity(callObject(*Step)) : nullptr;
+      callObject(*Step) ? heldObject(callObject(*Step)) : nullptr;
   // Clearings only on the iterations that skip the step (a branch that
   // clears and continues) leave every other iteration accumulating.
   const Stmt *SkippedClearing = nullptr;
   auto Skipped = [&](const Stmt &Clearing) {
-    if (!clearsOnlySkippedIterations(Clearing, *Loop, *Step, *Fn))
+    // No iteration that runs the step runs the clearing (a clearing in the
+    // loop's own code; one in a lambda is not in its graph and counts).
+    if (Paths.sharesIteration(Clearing, *Step, *Loop).value_or(true))
       return false;
     if (!SkippedClearing && (isGradientClearing(Clearing) ||
                              clearsGradients(Clearing, 0, Stepped)))

@@ -8,6 +8,7 @@
 #define TORCH_TIDY_CHECKS_MISSINGZEROGRADCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/Paths.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
@@ -40,10 +41,11 @@ private:
   /// it when a training loop calls the helper and nothing clears.
   void checkStepInHelper(const CallExpr &Step, const FunctionDecl &Helper,
                          const FunctionDecl &WalkFn);
-  /// A statement of the block that holds \p Step, after the block's last
-  /// backward pass before the step, that clears gradients; null if none.
+  /// A clearing of the stepped optimizer's gradients that an iteration of
+  /// \p Loop runs after a backward pass and before \p Step with no backward
+  /// pass in between (a path query on \p Fn's CFG); null if none.
   const Stmt *clearingBeforeStep(const CallExpr &Step, const Stmt &Loop,
-                                 const FunctionDecl &Fn);
+                                 const FunctionDecl &Fn, BodyPaths &Paths);
   /// True if \p S clears gradients, directly or in a helper; with \p
   /// Stepped, only a direct clearing that may reach that optimizer's
   /// gradients counts, and \p Other gets the first one that does not.
@@ -52,12 +54,6 @@ private:
       const Stmt &S, unsigned Depth, const ValueDecl *Stepped = nullptr,
       const Stmt **Other = nullptr,
       llvm::function_ref<bool(const Stmt &)> Skipped = nullptr);
-  /// True if \p Clearing (in \p Loop of \p Fn) is in a branch that leaves
-  /// the iteration (`if (!finite) { opt.zero_grad(); continue; }`) and
-  /// \p Step is not: the iterations that reach the step do not clear.
-  bool clearsOnlySkippedIterations(const Stmt &Clearing, const Stmt &Loop,
-                                   const CallExpr &Step,
-                                   const FunctionDecl &Fn);
   bool functionClearsGradients(const FunctionDecl &F, unsigned Depth);
   void forgetTranslationUnit();
 

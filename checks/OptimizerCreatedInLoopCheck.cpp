@@ -8,6 +8,7 @@
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
+#include "utils/libtorch/ObjectIdentity.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -330,6 +331,13 @@ private:
       R.Outliving.push_back(VD);
       return;
     }
+    // A module made in the iteration (`Net net;`, `Mlp net(in, hidden)`,
+    // `std::make_shared<NetImpl>(cfg)`): a fresh model, whatever its
+    // constructor's arguments are; not a copy of a holder, which shares
+    // the module it copies (`Net net = model;`).
+    if (!VD->getType()->isReferenceType() &&
+        isFreshModuleConstruction(VD->getInit()))
+      return;
     // A local of the iteration: what it was initialised from (a range-for's
     // variable is another element every iteration).
     if (!isa<CXXForRangeStmt>(Loop) ||

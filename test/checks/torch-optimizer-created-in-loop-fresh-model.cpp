@@ -81,7 +81,86 @@ struct Search {
   }
 };
 
+// A model constructed in the iteration, with its optimizer: a fresh model per
+// learning rate or seed, also when built through constructor arguments.
+struct MlpImpl : torch::nn::Module {
+  MlpImpl(int64_t in = 4, int64_t hidden = 8) {}
+  torch::Tensor forward(const torch::Tensor &x) { return x; }
+};
+TORCH_MODULE(Mlp);
+
+struct Config {
+  int64_t in = 4, hidden = 8;
+};
+
+template <typename M, typename O> void train(M &model, O &opt) {
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    model->forward(torch::randn({2, 4})).sum().backward();
+    opt.step();
+  }
+}
+
+void per_learning_rate(const std::vector<double> &lrs) {
+  for (double lr : lrs) {
+    Net net;
+    torch::optim::Adam opt(net->parameters(), lr);
+    train(net, opt);
+  }
+}
+
+void per_seed_with_arguments(const Config &cfg, int64_t in, int seeds) {
+  for (int seed = 0; seed < seeds; ++seed) {
+    Mlp net(in, cfg.hidden);
+    torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
+    for (int i = 0; i < 10; ++i) {
+      opt.zero_grad();
+      net->forward(torch::randn({2, 4})).sum().backward();
+      opt.step();
+    }
+  }
+}
+
+void per_seed_make_shared(const Config &cfg, int seeds) {
+  for (int seed = 0; seed < seeds; ++seed) {
+    auto net = std::make_shared<MlpImpl>(cfg.in, cfg.hidden);
+    torch::optim::Adam opt(net->parameters());
+    train(net, opt);
+  }
+}
+
+void per_width_layer(const std::vector<int64_t> &widths, int64_t in) {
+  for (int64_t w : widths) {
+    torch::nn::Linear layer(in, w);
+    torch::optim::Adam opt(layer->parameters());
+    train(layer, opt);
+  }
+}
+
 // --- Flagged: nothing renews the model -----------------------------------------
+
+// A copy of a holder made in the iteration shares the model that outlives it.
+void holder_copy(const Batches &data, Net &model, const std::vector<double> &lrs) {
+  for (double lr : lrs) {
+    Net net = model;
+    torch::optim::Adam opt(net->parameters(), lr);
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed inside the training loop
+    // CHECK-MESSAGES: :[[@LINE-5]]:44: note: its parameters come from 'model', which outlives the loop
+    train(net, opt);
+  }
+}
+
+// Built from a module that outlives the loop (the holder shares it).
+void wraps_outer_impl(const Batches &data, std::shared_ptr<MlpImpl> impl, int seeds) {
+  for (int seed = 0; seed < seeds; ++seed) {
+    Mlp net(impl);
+    torch::optim::Adam opt(net->parameters());
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: optimizer constructed inside the training loop
+    // CHECK-MESSAGES: :[[@LINE-5]]:69: note: its parameters come from 'impl', which outlives the loop
+    train(net, opt);
+  }
+}
+
 
 void same_element_every_time(const Batches &data, std::vector<Net> &ensemble,
                              const std::vector<double> &lrs) {

@@ -464,6 +464,30 @@ IterationTest classifyWith(const Expr *Cond, const VarDecl *Var,
 
 } // namespace
 
+bool testsFiniteness(const Expr *Cond) {
+  const Expr *E = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Cleanups = dyn_cast_or_null<ExprWithCleanups>(E))
+    E = Cleanups->getSubExpr()->IgnoreParenImpCasts();
+  if (!E)
+    return false;
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_LNot)
+    return testsFiniteness(U->getSubExpr());
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isLogicalOp())
+    return testsFiniteness(B->getLHS()) && testsFiniteness(B->getRHS());
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return false;
+  StringRef Name = methodName(*Call);
+  if (Name.empty())
+    Name = freeName(*Call);
+  if (Name == "isnan" || Name == "isinf" || Name == "isfinite" ||
+      Name == "isposinf" || Name == "isneginf")
+    return true;
+  if ((isRead(Name) || Name == "any" || Name == "all") && callObject(*Call))
+    return testsFiniteness(callObject(*Call));
+  return false;
+}
+
 IterationTest classifyIteration(const Expr *Cond, const Stmt &Loop,
                                 const ASTContext &Ctx) {
   const VarDecl *Var = nullptr;

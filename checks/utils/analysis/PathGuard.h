@@ -76,6 +76,15 @@ private:
   const llvm::Regex &EpsilonNames;
 };
 
+/// True if \p Cond only tests whether values are finite: each operand of its
+/// `!`, `&&` and `||` is a finiteness test (`isnan`, `isinf`, `isfinite`,
+/// `isposinf`, `isneginf`: std::, torch:: or a Tensor's method), read
+/// through `item()`, `item<T>()`, `toBool()`, `any()` and `all()`:
+/// `!loss.isnan().item<bool>()`, `std::isfinite(l)`,
+/// `torch::isfinite(loss).all().item<bool>()`. Such a test skips a bad value;
+/// it says nothing about which iteration it is.
+bool testsFiniteness(const Expr *Cond);
+
 /// What a condition inside a counting loop says about the iteration it is
 /// tested in: `for (int e = 1; e <= n; ++e) { ...; if (e != n) ...; }` holds
 /// on every iteration but the last. The loop must count up by one from its

@@ -228,6 +228,9 @@ public:
   Tensor log1p() const { return *this; }
   Tensor exp() const { return *this; }
   Tensor abs() const { return *this; }
+  Tensor isnan() const { return *this; }
+  Tensor isinf() const { return *this; }
+  Tensor isfinite() const { return *this; }
   Tensor acos() const { return *this; }
   Tensor asin() const { return *this; }
   Tensor sigmoid() const { return *this; }
@@ -343,6 +346,9 @@ Tensor clamp(const Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> ma
 Tensor clamp_min(const Tensor &, Scalar);
 Tensor max(const Tensor &, const Tensor &);
 Tensor sum(const Tensor &);
+Tensor isnan(const Tensor &);
+Tensor isinf(const Tensor &);
+Tensor isfinite(const Tensor &);
 Tensor mean(const Tensor &);
 Tensor norm(const Tensor &);
 Tensor div(const Tensor &, const Tensor &);
