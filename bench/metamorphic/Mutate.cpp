@@ -82,7 +82,7 @@ const TransformInfo Transforms[] = {
     {"box-nested-vector", "every local tensor held in a vector of vectors"},
     {"box-map", "every local tensor held as a map value"},
     {"alias-reference", "local tensors and class-typed parameters used through a reference"},
-    {"alias-accessor", "local tensors and class-typed parameters used through an accessor method"},
+    {"alias-accessor", "unit body into a member function reading the parameters through accessor methods"},
     {"if-both-branches", "flagged statement duplicated into both branches of an opaque if"},
     {"early-exit", "an unrelated early continue (in the loop) or return (in the function)"},
     {"split-declaration", "tensor declarations split from their initialisation"},
@@ -778,6 +778,32 @@ bool Mutator::wrapBody(const std::string &Mode) {
       Any = true;
       continue;
     }
+    if (Mode == "accessor") {
+      // The parameters become members `p_m` read through accessor methods `p()`.
+      Members.clear();
+      for (ParmVarDecl *P : FD->parameters()) {
+        std::string N = P->getName().str();
+        Members += "  " + typeName(P->getType()) + " " + N + "_m;\n  auto &" + N + "() { return " + N + "_m; }\n";
+      }
+      struct V : RecursiveASTVisitor<V> {
+        std::vector<DeclRefExpr *> Uses;
+        bool shouldVisitLambdaBody() const { return true; }
+        bool VisitDeclRefExpr(DeclRefExpr *E) {
+          if (isa<ParmVarDecl>(E->getDecl()) && !E->getLocation().isMacroID())
+            Uses.push_back(E);
+          return true;
+        }
+      } Visitor;
+      Visitor.TraverseStmt(Body);
+      bool Own = true;
+      for (DeclRefExpr *E : Visitor.Uses)
+        Own &= E->getDecl()->getDeclContext() == FD;
+      if (!Own)
+        continue;
+      for (DeclRefExpr *E : Visitor.Uses)
+        RW.ReplaceText(E->getSourceRange(), E->getDecl()->getName().str() + "()");
+      BodyText = rewritten(Body->getSourceRange());
+    }
     std::string Text = "struct " + Class + " {\n" + Members + "  " + RT + " run() " + BodyText + "\n};\n";
     RW.InsertTextBefore(U.Outer->getBeginLoc(), Text);
     RW.ReplaceText(Body->getSourceRange(),
@@ -1348,10 +1374,12 @@ bool Mutator::run(StringRef Name) {
   } else if (Name == "member-function" || Name == "class-template" || Name == "lambda-in-place" ||
              Name == "lambda-std-function") {
     Any = wrapBody(Name.str());
+  } else if (Name == "alias-accessor") {
+    Any = wrapBody("accessor");
   } else if (Name.starts_with("box-")) {
     Any = box(Name.drop_front(4).str());
-  } else if (Name == "alias-reference" || Name == "alias-accessor") {
-    Any = alias(Name == "alias-accessor");
+  } else if (Name == "alias-reference") {
+    Any = alias(false);
   } else if (Name == "if-both-branches") {
     Any = ifBothBranches();
   } else if (Name == "early-exit") {
