@@ -78,6 +78,10 @@ const Expr &accumulatorBase(const Expr &Acc) {
 bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
                        const SourceManager &SM) {
   const Expr *E = accumulatorBase(Acc).IgnoreParenImpCasts();
+  // A buffer every iteration empties (`buf.clear()` in the loop body) holds
+  // one iteration's values, not every iteration's.
+  if (clearedEachIteration(*E, Loop))
+    return false;
   while (const auto *Member = dyn_cast<MemberExpr>(E)) {
     const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
     if (isa<CXXThisExpr>(Base))

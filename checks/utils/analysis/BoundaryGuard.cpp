@@ -102,6 +102,45 @@ bool isValuePreserving(StringRef Name) {
 bool isDetach(StringRef Name) { return opHas(Name, op::Detach); }
 bool isClamp(StringRef Name) { return opHas(Name, op::Clamp | op::ClampMin); }
 
+/// The bounds a clamp writes (clamp(lo, hi), clamp_min(lo), clamp_max(hi));
+/// null for a side it leaves open or an empty optional (`clamp(nullopt, hi)`).
+const Expr *lowerClampBound(const LibTorchCall &C) {
+  const Expr *B = C.is(op::Clamp | op::ClampMin) ? argumentAfterOperand(C, 0)
+                                                 : nullptr;
+  return B && !isEmptyOptional(B) ? B : nullptr;
+}
+const Expr *upperClampBound(const LibTorchCall &C) {
+  const Expr *B = C.is(op::Clamp)      ? argumentAfterOperand(C, 1)
+                  : C.is(op::ClampMax) ? argumentAfterOperand(C, 0)
+                                       : nullptr;
+  return B && !isEmptyOptional(B) ? B : nullptr;
+}
+
+/// True if a value of type \p T may hold tensors, and so autograd history:
+/// not a host scalar, an enum, a pointer, nor a LibTorch value type (Device,
+/// TensorOptions, Scalar) that holds no tensor.
+bool mayHoldTensors(QualType T) {
+  if (T.isNull())
+    return true;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (T->isDependentType() || isTensorType(T) || isTensorListType(T))
+    return true;
+  if (T->isScalarType() || T->isVoidType())
+    return false;
+  if (const auto *RD = T->getAsCXXRecordDecl()) {
+    const auto *NS = dyn_cast<NamespaceDecl>(RD->getDeclContext());
+    if (NS && NS->getName() == "c10") {
+      if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+        for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
+          if (A.getKind() == TemplateArgument::Type &&
+              mayHoldTensors(A.getAsType()))
+            return true;
+      return false;
+    }
+  }
+  return true;
+}
+
 ReachResult make(Reach State, bool NonNegative = false) {
   return ValueRange::of(State, NonNegative);
 }
@@ -118,7 +157,10 @@ bool isRepeatable(const Expr *E) {
   forEachStmt(E, [&](const Stmt &S) {
     if (const auto *Call = dyn_cast<CallExpr>(&S)) {
       const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-      if (Op ? Op->isAssignmentOp() : !isDifferentiableCall(*Call))
+      // Operations the table names: the default for the others
+      // (tensorOpOrDefaultOf) says nothing about random draws (dropout).
+      if (Op ? Op->isAssignmentOp()
+             : !isDifferentiableCall(*Call) || !tensorOpOf(*Call))
         Repeatable = false;
     } else if (isa<BinaryOperator>(S) &&
                cast<BinaryOperator>(S).isAssignmentOp()) {
@@ -503,7 +545,12 @@ bool BoundaryAnalysis::holdsArgumentAt(const ParmVarDecl *P, const Expr *Use) {
 ReachResult BoundaryAnalysis::nearZero(const Expr *E) {
   Visiting.clear();
   StepsLeft = MaxSteps;
-  return zero(E, 0);
+  ReachResult R = zero(E, 0);
+  // No gradient flows through a value without history (a distance grid of
+  // aranges): only the value of an operation on it matters.
+  if (!R.Detached && R.State != Reach::Guarded && withoutHistory(E))
+    R.Detached = true;
+  return R;
 }
 
 bool BoundaryAnalysis::fromData(const Expr *E, unsigned Depth) {
@@ -574,7 +621,152 @@ bool BoundaryAnalysis::computedHere(const Expr *E, unsigned Depth) {
 ReachResult BoundaryAnalysis::nearUnit(const Expr *E) {
   Visiting.clear();
   StepsLeft = MaxSteps;
-  return unit(E, 0);
+  ReachResult R = unit(E, 0);
+  // No gradient flows through a value without history: only the value of
+  // an operation on it matters (as after detach()).
+  if (!R.Detached && R.State != Reach::Guarded && withoutHistory(E))
+    R.Detached = true;
+  return R;
+}
+
+void BoundaryAnalysis::unitSides(const Expr *E, unsigned Depth, bool &Lower,
+                                 bool &Upper) {
+  Lower = Upper = false;
+  E = stripImplicit(E);
+  if (!E || Depth > MaxDepth || !takeStep())
+    return;
+  if (std::optional<double> V = constantValue(E)) {
+    Lower = Upper = std::abs(*V) < 1;
+    return;
+  }
+  if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+    if (C->is(op::Clamp | op::ClampMin | op::ClampMax)) {
+      // A bound inside (-1, 1) keeps its side (a non-constant bound is the
+      // user's margin); a side left open is what the operand's is.
+      auto Inside = [&](const Expr *B) {
+        std::optional<double> V = constantValue(B);
+        return !V || !clampBoundReachesOne(*V);
+      };
+      const Expr *Lo = lowerClampBound(*C);
+      const Expr *Hi = upperClampBound(*C);
+      bool OperandLower = false, OperandUpper = false;
+      if (!Lo || !Hi)
+        unitSides(operandOf(*C), Depth + 1, OperandLower, OperandUpper);
+      Lower = Lo ? Inside(Lo) : OperandLower;
+      Upper = Hi ? Inside(Hi) : OperandUpper;
+      return;
+    }
+    if (isValuePreserving(C->Name) || isDetach(C->Name)) {
+      unitSides(operandOf(*C), Depth + 1, Lower, Upper);
+      return;
+    }
+  } else if (isa<DeclRefExpr>(E)) {
+    const VarDecl *Through = nullptr;
+    llvm::SmallVector<const Expr *, 2> Defs = followVariable(E, Through);
+    if (!Defs.empty()) {
+      Lower = Upper = true;
+      for (const Expr *Def : Defs) {
+        bool L = false, U = false;
+        Visiting.insert(Def);
+        unitSides(Def, Depth + 1, L, U);
+        Visiting.erase(Def);
+        Lower = Lower && L;
+        Upper = Upper && U;
+      }
+      return;
+    }
+  }
+  // A value >= 0 (|x|, x * x, a norm) is kept above -1.
+  Lower = zero(E, Depth + 1).NonNegative;
+}
+
+bool BoundaryAnalysis::withoutHistory(const Expr *E) {
+  unsigned Budget = 512;
+  llvm::SmallPtrSet<const Expr *, 8> Seen;
+  return !mayHaveHistory(E, 0, Budget, Seen);
+}
+
+bool BoundaryAnalysis::mayHaveHistory(const Expr *E, unsigned Depth,
+                                      unsigned &Budget,
+                                      llvm::SmallPtrSetImpl<const Expr *> &Seen) {
+  E = stripImplicit(E);
+  if (!E)
+    return false;
+  if (Depth > MaxDepth || !Budget || E->containsErrors())
+    return true;
+  --Budget;
+  if (!E->isTypeDependent() && !mayHoldTensors(E->getType()))
+    return false; // A host scalar, a dtype, a device, options.
+  auto AnyChild = [&](const Stmt *S) {
+    for (const Stmt *Child : S->children())
+      if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+        if (mayHaveHistory(CE, Depth + 1, Budget, Seen))
+          return true;
+    return false;
+  };
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD) // A structured binding may hold anything; a function does not.
+      return isa<BindingDecl>(Ref->getDecl());
+    if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        VD->getType()->isReferenceType() || !writesOf(VD).Known)
+      return true; // A parameter, a global, an alias: the caller's tensor.
+    const auto *Fn =
+        dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+    if (!Fn || !Fn->getBody())
+      return true;
+    // `x.requires_grad_()` anywhere makes it a leaf that requires grad.
+    bool Leaf = false;
+    forEachStmt(Fn->getBody(), [&](const Stmt &S) {
+      if (const auto *Call = dyn_cast<CallExpr>(&S);
+          Call && !Leaf && setsRequiresGrad(*Call))
+        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+          Leaf = refersTo(Member->getImplicitObjectArgument(), VD);
+    });
+    if (Leaf)
+      return true;
+    llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
+    if (Defs.empty())
+      return true; // No value visible.
+    for (const Expr *Def : Defs) {
+      if (Def == E || !Seen.insert(Def).second)
+        continue; // Being followed already: it adds nothing new.
+      if (mayHaveHistory(Def, Depth + 1, Budget, Seen))
+        return true;
+    }
+    return false;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && isa<CXXMethodDecl>(Member->getMemberDecl()))
+    return mayHaveHistory(Member->getBase(), Depth + 1, Budget, Seen);
+  if (isa<MemberExpr>(E) || isa<CXXThisExpr>(E) || isa<LambdaExpr>(E))
+    return true; // A member (a module's parameter), a captured value.
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (isTensorFactoryCall(*Call) || isTensorFromValuesCall(*Call))
+      return requestsGrad(*Call);
+    if (setsRequiresGrad(*Call))
+      return true;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      if (Op->getOperator() == OO_Call || Op->isAssignmentOp())
+        return true; // A callable out of sight; a write.
+      return AnyChild(Call);
+    }
+    if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
+      if (C->is(op::RemovesHistory | op::NotDifferentiable))
+        return false; // detach(), item(), argmax(): no history.
+      if (C->is(op::InPlace))
+        return true; // Its object, which it writes.
+      return AnyChild(Call);
+    }
+    // std::get<0>(t), std::make_tuple(a, b): their arguments.
+    if (const FunctionDecl *F = Call->getDirectCallee();
+        F && F->isInStdNamespace() && F->getDeclName().isIdentifier() &&
+        llvm::is_contained({"get", "make_pair", "make_tuple", "move"},
+                           F->getName()))
+      return AnyChild(Call);
+    return true; // A forward, a user function.
+  }
+  return AnyChild(E);
 }
 
 DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
@@ -767,6 +959,11 @@ ReachResult BoundaryAnalysis::zeroOperation(const LibTorchCall &C,
     R.Sigmoid = Name == "sigmoid" && !C.is(op::InPlace);
     return R;
   }
+  if (C.is(op::ClampMax) ||
+      (C.is(op::Clamp) && !lowerClampBound(C) && upperClampBound(C))) {
+    const Expr *Max = upperClampBound(C);
+    return Max ? zeroClampMax(X, Max, Depth) : make(Reach::Unknown);
+  }
   if (isClamp(Name)) {
     const Expr *Min = argumentAfterOperand(C, 0);
     if (!Min || isEmptyOptional(Min))
@@ -835,6 +1032,26 @@ ReachResult BoundaryAnalysis::zeroOperation(const LibTorchCall &C,
     return make(Reach::Reaches, /*NonNegative=*/true);
   if (isValuePreserving(Name))
     return zero(X, Depth + 1);
+  return make(Reach::Unknown);
+}
+
+ReachResult BoundaryAnalysis::zeroClampMax(const Expr *X, const Expr *Max,
+                                           unsigned Depth) {
+  // min(x, hi) with hi > 0 is as far from 0 as x is: `(d + eps).clamp_max(M)`
+  // stays guarded, `d.clamp_max(M)` of a norm still reaches 0. It is no
+  // longer a softmax or a sigmoid (their stable log forms do not apply), and
+  // a bound below 1 keeps it from saturating at 1.
+  std::optional<double> V = constantValue(Max);
+  if (isPositiveMargin(Max)) {
+    ReachResult R = zero(X, Depth + 1);
+    R.Softmax = false;
+    R.Sigmoid = false;
+    if (!V || *V < 1)
+      R.ReachesOne = false;
+    return R;
+  }
+  if (V && *V == 0)
+    return make(Reach::Reaches); // <= 0, and 0 wherever x >= 0.
   return make(Reach::Unknown);
 }
 
@@ -972,19 +1189,29 @@ ReachResult BoundaryAnalysis::unit(const Expr *E, unsigned Depth) {
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     StringRef Name = C->Name;
     const Expr *X = operandOf(*C);
-    if (C->is(op::Clamp)) {
-      const Expr *Lo = argumentAfterOperand(*C, 0);
-      const Expr *Hi = argumentAfterOperand(*C, 1);
-      if (!Lo || !Hi || isEmptyOptional(Lo) || isEmptyOptional(Hi))
-        return make(Reach::Unknown);
-      std::optional<double> L = constantValue(Lo), H = constantValue(Hi);
+    if (C->is(op::Clamp | op::ClampMin | op::ClampMax)) {
+      std::optional<double> L, H;
+      if (const Expr *Lo = lowerClampBound(*C))
+        L = constantValue(Lo);
+      if (const Expr *Hi = upperClampBound(*C))
+        H = constantValue(Hi);
       // clamp(-1 + 1e-8, 1 - 1e-8) is clamp(-1, 1) in float32.
       if ((L && clampBoundReachesOne(*L)) || (H && clampBoundReachesOne(*H))) {
         ReachResult R = make(Reach::Reaches);
         R.FromClamp = true;
         return R;
       }
-      return make(Reach::Guarded);
+      // Each side is kept by a bound inside (-1, 1) or by what the operand
+      // already is: `|c|.clamp_max(1 - eps)` is in [0, 1 - eps].
+      bool Lower = false, Upper = false;
+      unitSides(E, Depth, Lower, Upper);
+      if (Lower && Upper)
+        return make(Reach::Guarded);
+      // One side open: a cosine bounded above still reaches -1.
+      ReachResult R = unit(X, Depth + 1);
+      if (R.State == Reach::Reaches)
+        return R;
+      return make(Reach::Unknown);
     }
     if (C->is(op::BoundedUnit))
       return make(Reach::Reaches);

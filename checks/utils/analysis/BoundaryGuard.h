@@ -93,6 +93,16 @@ public:
   /// built from one (`-1 + eps`, `1 - kEps`).
   bool mentionsEpsilon(const Expr *E) const;
 
+  /// True if \p E has no autograd history, so that no gradient flows
+  /// through an operation on it: it is made only of constants, host scalars,
+  /// fresh tensors (arange, linspace, rand, zeros, torch::tensor) that no
+  /// factory option or requires_grad_() makes leaves requiring grad, detached
+  /// values and results of operations without a gradient (argmax, eq), and of
+  /// LibTorch operations on such values (meshgrid of aranges), through local
+  /// variables whose every write is visible. A parameter, a member, a global
+  /// or a user function's result may have history.
+  bool withoutHistory(const Expr *E);
+
   /// True if \p E is computed in the function by tensor arithmetic or
   /// LibTorch operations (through local variables, on every definition):
   /// not a parameter, a member, a global or a user function's result as it
@@ -121,6 +131,15 @@ private:
   ReachResult zeroPow(const LibTorchCall &C, unsigned Depth);
   /// zero() of a local variable: the join of its definitions.
   ReachResult zeroVariable(const Expr *E, unsigned Depth);
+  /// mayHaveHistory() of withoutHistory(); \p Seen holds the definitions
+  /// being followed.
+  bool mayHaveHistory(const Expr *E, unsigned Depth, unsigned &Budget,
+                      llvm::SmallPtrSetImpl<const Expr *> &Seen);
+  /// zero() of clamp_max(X, Max) (or clamp(X, nullopt, Max)).
+  ReachResult zeroClampMax(const Expr *X, const Expr *Max, unsigned Depth);
+  /// Which sides of (-1, 1) \p E is kept inside of: by a clamp bound
+  /// strictly inside, or (the lower side) by being >= 0 (|x|, a norm).
+  void unitSides(const Expr *E, unsigned Depth, bool &Lower, bool &Upper);
   /// Does \p E reach -1 or 1 (a cosine, sin, tanh)?
   bool reachesUnit(const Expr *E, unsigned Depth) {
     return unit(E, Depth).State == Reach::Reaches;

@@ -51,8 +51,9 @@ struct ValueRange {
   /// produces in practice, but its log has a stable form of its own
   /// (log_sigmoid), and float32 rounds it to 0 below about -88.
   bool Sigmoid = false;
-  /// The value is detached from the autograd graph, so only the value (not
-  /// the gradient) of an operation on it matters.
+  /// The value is detached from the autograd graph, or never had history
+  /// (BoundaryAnalysis::withoutHistory: fresh tensors, ranges, constants), so
+  /// only the value (not the gradient) of an operation on it matters.
   bool Detached = false;
   /// The value is >= 0 by its form (norm, square, abs, sqrt, ...): adding an
   /// epsilon is the unambiguous fix.

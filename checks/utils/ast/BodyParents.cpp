@@ -145,6 +145,67 @@ llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
   return Loops;
 }
 
+namespace {
+
+/// The declaration \p E names: a variable, or a field reached from `this`.
+const ValueDecl *containerDecl(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(E))
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return dyn_cast<FieldDecl>(Member->getMemberDecl());
+  return nullptr;
+}
+
+/// True if \p S holds a `continue` that continues the loop around \p S
+/// (not one of a loop nested in it).
+bool continuesEnclosingLoop(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ContinueStmt>(S))
+    return true;
+  if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt, LambdaExpr>(S))
+    return false;
+  for (const Stmt *Child : S->children())
+    if (continuesEnclosingLoop(Child))
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool clearedEachIteration(const Expr &Container, const Stmt &Loop) {
+  const ValueDecl *Target = containerDecl(&Container);
+  const Stmt *Body = nullptr;
+  if (const auto *For = dyn_cast<ForStmt>(&Loop))
+    Body = For->getBody();
+  else if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    Body = Range->getBody();
+  else if (const auto *While = dyn_cast<WhileStmt>(&Loop))
+    Body = While->getBody();
+  else if (const auto *Do = dyn_cast<DoStmt>(&Loop))
+    Body = Do->getBody();
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!Target || !Block)
+    return false;
+  for (const Stmt *Statement : Block->body()) {
+    const Stmt *S = Statement;
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(S))
+      S = Cleanups->getSubExpr();
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *M = Call->getMethodDecl();
+      if (M && M->getIdentifier() && M->getName() == "clear" &&
+          Call->getNumArgs() == 0 &&
+          containerDecl(Call->getImplicitObjectArgument()) == Target)
+        return true;
+    }
+    if (continuesEnclosingLoop(Statement))
+      return false; // An iteration may skip the clear.
+  }
+  return false;
+}
+
 const LambdaExpr *enclosingLambda(const Stmt &S, const FunctionDecl &Fn,
                                   BodyParents &Parents) {
   for (const Stmt *P = Parents.parentOf(S, Fn); P; P = Parents.parentOf(*P, Fn))

@@ -103,6 +103,14 @@ llvm::SmallVector<const Stmt *, 4> enclosingLoops(const Stmt &S,
                                                   BodyParents &Parents,
                                                   bool CrossLambdas = false);
 
+/// True if every iteration of \p Loop empties the container \p Container
+/// names (a local variable, or a member of `this`): `buf.clear()` is a
+/// statement of the loop body itself, under no branch, and no `continue` of
+/// this loop comes before it. What one iteration puts into the container is
+/// gone before the next iteration ends, so values do not pile up across
+/// iterations (at most one iteration's stay after the loop).
+bool clearedEachIteration(const Expr &Container, const Stmt &Loop);
+
 /// The innermost lambda whose body holds \p S (in the body of \p Fn), or
 /// null when \p S is \p Fn's own code.
 const LambdaExpr *enclosingLambda(const Stmt &S, const FunctionDecl &Fn,

@@ -525,6 +525,60 @@ const OpInfo *tensorOpOf(const CallExpr &Call) {
   return nullptr;
 }
 
+const OpInfo *tensorOpOrDefaultOf(const CallExpr &Call) {
+  if (const OpInfo *Info = tensorOpOf(Call))
+    return Info;
+  StringRef Name = tensorMethodName(Call);
+  if (Name.empty())
+    if (const FunctionDecl *F = namedFreeCallee(Call);
+        F && inTensorOpNamespace(*F, /*Functional=*/true))
+      Name = F->getName();
+  if (Name.empty() || Name.ends_with("_") || !isTensorType(Call.getType()))
+    return nullptr;
+  return &unknownOpDefault();
+}
+
+bool isNonDifferentiableCall(const CallExpr &Call) {
+  const OpInfo *Info = tensorOpOf(Call);
+  return Info && (Info->Roles & op::NotDifferentiable);
+}
+
+bool setsRequiresGrad(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()) ||
+      (M->getName() != "requires_grad_" && M->getName() != "set_requires_grad"))
+    return false;
+  if (Call.getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call.getArg(0)))
+    return true;
+  bool Value = false;
+  const Expr *Arg = Call.getArg(0);
+  return !Arg->isValueDependent() &&
+         Arg->EvaluateAsBooleanCondition(Value, M->getASTContext()) && Value;
+}
+
+bool requestsGrad(const CallExpr &Call) {
+  bool Requests = false;
+  for (const Expr *Arg : Call.arguments())
+    forEachStmt(Arg, [&](const Stmt &S) {
+      const auto *Inner = dyn_cast<CallExpr>(&S);
+      const FunctionDecl *F = Inner ? Inner->getDirectCallee() : nullptr;
+      if (!F || !F->getIdentifier() || F->getName() != "requires_grad")
+        return;
+      const Expr *Flag = nullptr;
+      for (const Expr *A : Inner->arguments())
+        if (!isa<CXXDefaultArgExpr>(A))
+          Flag = A;
+      bool Value = true;
+      if (Flag &&
+          (Flag->isValueDependent() ||
+           !Flag->EvaluateAsBooleanCondition(Value, F->getASTContext())))
+        return;
+      Requests |= Value;
+    });
+  return Requests;
+}
+
 namespace {
 
 /// at::Tensor, or a std::tuple or list of tensors.
@@ -613,7 +667,7 @@ std::uint64_t savingRolesOf(const CallExpr &Call) {
     const OpInfo *Info = Name.empty() ? nullptr : lookupOp(Name);
     return Info ? Info->Roles & Saving : 0;
   }
-  const OpInfo *Info = tensorOpOf(Call);
+  const OpInfo *Info = tensorOpOrDefaultOf(Call);
   return Info ? Info->Roles & Saving : 0;
 }
 
@@ -681,11 +735,19 @@ bool isTensorFactoryCall(const CallExpr &Call) {
 }
 
 bool isDifferentiableCall(const CallExpr &Call) {
-  if (StringRef Method = tensorMethodName(Call); !Method.empty())
-    return isTensorType(Call.getType()) && opHas(Method, op::Differentiable);
+  if (StringRef Method = tensorMethodName(Call); !Method.empty()) {
+    if (!isTensorType(Call.getType()))
+      return false;
+    if (const OpInfo *Info = lookupOp(Method))
+      return Info->Roles & op::Differentiable;
+    return tensorOpOrDefaultOf(Call) != nullptr; // Not in the table.
+  }
   const FunctionDecl *F = namedFreeCallee(Call);
-  return F && inTensorOpNamespace(*F, /*Functional=*/true) &&
-         opHas(F->getName(), op::Differentiable);
+  if (!F || !inTensorOpNamespace(*F, /*Functional=*/true))
+    return false;
+  if (const OpInfo *Info = lookupOp(F->getName()))
+    return Info->Roles & op::Differentiable;
+  return tensorOpOrDefaultOf(Call) != nullptr; // Not in the table.
 }
 
 // --- Modules, losses, backward passes, optimizers

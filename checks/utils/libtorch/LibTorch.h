@@ -149,6 +149,29 @@ const Expr *argumentAfterOperand(const LibTorchCall &C, unsigned I);
 /// operations the table does not know.
 const OpInfo *tensorOpOf(const CallExpr &Call);
 
+/// tensorOpOf's line, or for a LibTorch operation the table does not know the
+/// conservative default (unknownOpDefault: differentiable, saves its input):
+/// an at::Tensor method or a function in at::, torch:: or
+/// torch::nn::functional that returns an at::Tensor and is not spelled in
+/// place (no trailing '_'). Null for any other call. The analyses that track
+/// autograd history and saved tensors ask this, so that an operation missing
+/// from the table (gelu, leaky_relu, silu) keeps its operands' history
+/// instead of dropping it.
+const OpInfo *tensorOpOrDefaultOf(const CallExpr &Call);
+
+/// A LibTorch operation through which no gradient flows and whose result has
+/// no history (op::NotDifferentiable: argmax, eq, isnan, new_zeros, ...).
+bool isNonDifferentiableCall(const CallExpr &Call);
+
+/// `x.requires_grad_()`, `x.requires_grad_(true)`, `x.set_requires_grad(true)`
+/// on an at::Tensor.
+bool setsRequiresGrad(const CallExpr &Call);
+
+/// A call whose arguments ask for a tensor that requires grad:
+/// `torch::randn({3}, torch::requires_grad())`,
+/// `torch::zeros({3}, torch::TensorOptions().requires_grad(true))`.
+bool requestsGrad(const CallExpr &Call);
+
 /// True if the LibTorch call \p C returns tensors (an at::Tensor, or a tuple
 /// or list of them); for a call still unresolved in a template, when every
 /// candidate does.

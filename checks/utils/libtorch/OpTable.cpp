@@ -39,6 +39,12 @@ const OpInfo *lookupOp(llvm::StringRef Name) {
   return It != std::end(Table) && It->Name == Name ? It : nullptr;
 }
 
+const OpInfo &unknownOpDefault() {
+  static const OpInfo Default{"", op::Differentiable | op::SavesInput,
+                              op::NoBoundary};
+  return Default;
+}
+
 const OpInfo *inPlaceTwinOf(llvm::StringRef Name) {
   const OpInfo *Info = lookupOp(Name);
   if (!Info || !isOutOfPlace(*Info))

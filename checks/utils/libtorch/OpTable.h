@@ -47,6 +47,12 @@ enum Role : std::uint64_t {
   InPlace = 1ull << 6,
   /// In place, but every value stays as it was (unsqueeze_, detach_).
   KeepsValues = 1ull << 7,
+  /// No gradient flows through it and its result never has history: integer
+  /// and boolean results (argmax, eq, isnan, nonzero) and fresh tensors made
+  /// by a method of another (new_zeros). Marks an operation as known, so the
+  /// default for operations missing from the table (unknownOpDefault) does
+  /// not apply to it.
+  NotDifferentiable = 1ull << 8,
 
   // --- What the backward pass needs (derivatives.yaml, measured on LibTorch
   // 1.13 by test/runtime/torch-inplace-on-saved-tensor_test.cpp) -----------
@@ -104,6 +110,8 @@ enum Role : std::uint64_t {
   Clamp = 1ull << 18,
   /// clamp_min(x, lo): bounded below.
   ClampMin = 1ull << 19,
+  /// clamp_max(x, hi): bounded above.
+  ClampMax = 1ull << 9,
   /// max/maximum/fmax: elementwise with a second tensor, or a reduction.
   Max = 1ull << 20,
   /// relu: exactly 0 for every negative input.
@@ -150,7 +158,7 @@ enum Role : std::uint64_t {
   Affine = 1ull << 39,
   /// Returns a tuple; the other roles describe its first element
   /// (var_mean, std_mean: the variance or standard deviation, then the mean).
-  TupleFirst = 1ull << 40,
+  TupleFirst = 1ull << 43,
 
   // --- Devices ---------------------------------------------------------------
   /// Converts to the device its arguments name (to, cuda): the result lives
@@ -185,6 +193,16 @@ struct OpInfo {
 
 /// The table's line for \p Name, or null if the operation is not known.
 const OpInfo *lookupOp(llvm::StringRef Name);
+
+/// What an out-of-place LibTorch operation that returns a tensor and is
+/// missing from the table is taken to be (root 6: an unknown operation is not
+/// opaque): differentiable, its result computed from its tensor operands
+/// (keeping their history), and saving its input for its backward, as
+/// elementwise activations (gelu, leaky_relu, silu, elu, mish) do. Nothing
+/// about values or boundaries: the range analysis knows nothing of it.
+/// Callers apply it through tensorOpOrDefaultOf (LibTorch.h), which decides
+/// when a call is such an operation; its Name is empty.
+const OpInfo &unknownOpDefault();
 
 /// True if the operation spelled \p Name has any of \p Roles.
 inline bool opHas(llvm::StringRef Name, std::uint64_t Roles) {

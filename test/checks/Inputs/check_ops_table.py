@@ -17,11 +17,18 @@ def main():
         return 2
     ops_def, table_h = sys.argv[1], sys.argv[2]
     header = open(table_h, encoding="utf-8").read()
-    roles = set(re.findall(r"^\s*(\w+) = 1ull << \d+,", header, re.M))
+    role_bits = re.findall(r"^\s*(\w+) = 1ull << (\d+),", header, re.M)
+    roles = set(name for name, _ in role_bits)
     boundary_enum = re.search(r"enum Boundary[^{]*\{(.*?)\};", header, re.S)
     boundaries = set(re.findall(r"^\s*(\w+),", boundary_enum.group(1), re.M)) if boundary_enum else set()
     problems = []
     names = []
+    # Two roles on one bit are one role: every line with either has both.
+    owner = {}
+    for name, bit in role_bits:
+        if bit in owner:
+            problems.append("%s: %s and %s share bit %s" % (table_h, owner[bit], name, bit))
+        owner.setdefault(bit, name)
     for number, line in enumerate(open(ops_def, encoding="utf-8"), 1):
         if not line.startswith("TORCH_OP("):
             continue

@@ -27,46 +27,6 @@ using namespace autograd;
 
 namespace {
 
-/// `x.requires_grad_()`, `x.requires_grad_(true)`, `x.set_requires_grad(true)`.
-bool setsRequiresGrad(const CallExpr &Call) {
-  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  const CXXMethodDecl *M = Member ? Member->getMethodDecl() : nullptr;
-  if (!M || !M->getIdentifier() || !isTensorClass(M->getParent()) ||
-      (M->getName() != "requires_grad_" && M->getName() != "set_requires_grad"))
-    return false;
-  if (Call.getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call.getArg(0)))
-    return true;
-  bool Value = false;
-  const Expr *Arg = Call.getArg(0);
-  return !Arg->isValueDependent() &&
-         Arg->EvaluateAsBooleanCondition(Value, M->getASTContext()) && Value;
-}
-
-/// A factory call whose options ask for a tensor that requires grad:
-/// `torch::randn({3}, torch::requires_grad())`,
-/// `torch::zeros({3}, torch::TensorOptions().requires_grad(true))`.
-bool requestsGrad(const CallExpr &Call) {
-  bool Requests = false;
-  for (const Expr *Arg : Call.arguments())
-    forEachStmt(Arg, [&](const Stmt &S) {
-      const auto *Inner = dyn_cast<CallExpr>(&S);
-      const FunctionDecl *F = Inner ? Inner->getDirectCallee() : nullptr;
-      if (!F || !F->getIdentifier() || F->getName() != "requires_grad")
-        return;
-      const Expr *Flag = nullptr;
-      for (const Expr *A : Inner->arguments())
-        if (!isa<CXXDefaultArgExpr>(A))
-          Flag = A;
-      bool Value = true;
-      if (Flag &&
-          (Flag->isValueDependent() ||
-           !Flag->EvaluateAsBooleanCondition(Value, F->getASTContext())))
-        return;
-      Requests |= Value;
-    });
-  return Requests;
-}
-
 /// How an operation treats a sum with a rebuilt term (Value::AddedFromValues).
 enum class SumRole { Adds, Scales, Keeps, Other };
 
@@ -356,6 +316,13 @@ AutogradFlowBuilder::visitHistorySource(const CallExpr &Call,
     V.RequiresGrad = true;
     return V;
   }
+  // argmax, eq, isnan, new_zeros, ...: no gradient flows through them, and
+  // their result has no history (nor values read out of one).
+  if (isNonDifferentiableCall(Call)) {
+    Value V;
+    newTensor(V);
+    return V;
+  }
   // detach()/item() and fresh tensors (zeros_like(x), full_like(x, 1), ...)
   // carry no history, whatever their operands had.
   if (isHistoryRemovingCall(Call) || isTensorFactoryCall(Call) ||
@@ -510,6 +477,21 @@ Value AutogradFlowBuilder::visitOperation(const CallExpr &Call,
   }
   if (!keepsEvidence(Call))
     capEvidence(V);
+  // Under a no-grad guard autograd records nothing: the result of an
+  // operation (a sample drawn in a forward, a view) has no history, and no
+  // backward pass reaches a graph through it. An in-place operation returns
+  // its object, which keeps what it had.
+  const OpInfo *Info = tensorOpOf(Call);
+  const bool InPlace =
+      inPlaceWriteTarget(Call) ||
+      (Info && (Info->Roles & (op::InPlace | op::KeepsValues)));
+  if (underNoGradGuard(Call) && !InPlace) {
+    V.History = HistoryEvidence::None;
+    V.Backpropagated = false;
+    V.Graph = {};
+    V.Freed = {};
+    V.Savers = {};
+  }
   markScaledFromValues(Call, Ops, V);
   trackAddedTerm(Call, Ops, V);
   newTensor(V);

@@ -384,6 +384,16 @@ Tensor add(const Tensor &, const Tensor &, Scalar alpha = 1);
 Tensor &clamp_(Tensor &, c10::optional<Scalar> min, c10::optional<Scalar> max = c10::nullopt);
 Tensor squeeze(const Tensor &);
 Tensor where(const Tensor &condition, const Tensor &self, const Tensor &other);
+// Bounds, ranges and grids (torch-missing-epsilon), and activations the
+// operation table does not name (the autograd analyses' default).
+Tensor clamp_max(const Tensor &, Scalar);
+Tensor arange(Scalar end, TensorOptions = {});
+Tensor arange(Scalar start, Scalar end, TensorOptions = {});
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions = {});
+std::vector<Tensor> meshgrid(std::vector<Tensor> tensors);
+Tensor gelu(const Tensor &);
+Tensor silu(const Tensor &);
+Tensor leaky_relu(const Tensor &, Scalar negative_slope = 0.01);
 } // namespace at
 
 namespace torch {
