@@ -354,10 +354,6 @@ Tensor norm(const Tensor &);
 Tensor div(const Tensor &, const Tensor &);
 Tensor matmul(const Tensor &, const Tensor &);
 Tensor relu(const Tensor &);
-// Same autograd class as relu (bench/metamorphic.py's op-same-class).
-Tensor gelu(const Tensor &);
-Tensor silu(const Tensor &);
-Tensor leaky_relu(const Tensor &, Scalar = 0.01);
 Tensor &relu_(Tensor &);
 Tensor mul(const Tensor &, const Tensor &);
 Tensor mm(const Tensor &, const Tensor &);
