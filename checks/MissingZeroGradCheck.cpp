@@ -414,9 +414,21 @@ void MissingZeroGradCheck::checkStepInHelper(const CallExpr &Step,
         Loop = L;
         break;
       }
-    // The loop's own clearings (the helper's call itself is judged above).
+    // The loop's own clearings (the helper's call itself is judged above),
+    // of the optimizer the step is on as the caller names it: a parameter of
+    // the helper is the argument the call passes.
+    const ValueDecl *SiteStepped = Stepped;
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(Stepped);
+        P && P->getDeclContext() == static_cast<const DeclContext *>(&Helper)) {
+      const unsigned Shift = isa<CXXOperatorCallExpr>(Site.Call) ? 1 : 0;
+      const unsigned Index = P->getFunctionScopeIndex() + Shift;
+      SiteStepped = Index < Site.Call->getNumArgs()
+                        ? heldObject(Site.Call->getArg(Index))
+                        : nullptr;
+    }
     auto IsSite = [&](const Stmt &S) { return &S == Site.Call; };
-    if (!Loop || !Backward || clearsGradients(*Loop, 0, Stepped, nullptr, IsSite))
+    if (!Loop || !Backward ||
+        clearsGradients(*Loop, 0, SiteStepped, nullptr, IsSite))
       continue;
     // The optimizer handed over: one made in the loop is fresh each time.
     if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(Opt)) {
@@ -503,7 +515,22 @@ void MissingZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
                                Opt->getType()->isPointerType());
   if (Opt && !ElementOfOuter && isDeclaredIn(*Opt, *Loop, SM))
     return;
-  if (isConditionalIn(*Step, *Loop, *Fn, Parents)) {
+  // Under a branch, but on every iteration that backpropagates (`if (c)
+  // opt.step(); else opt.step();`, the same step written in both branches):
+  // no schedule, the step runs as often as the backward pass.
+  const ValueDecl *StepObject =
+      callObject(*Step) ? heldObject(callObject(*Step)) : nullptr;
+  auto StepsSameOptimizer = [&](const Stmt &S) {
+    const auto *C = dyn_cast<CallExpr>(&S);
+    return C && isOptimizerStepCall(*C) && callObject(*C) &&
+           heldObject(callObject(*C)) == StepObject;
+  };
+  BodyPaths SchedulePaths(*Fn, *Result.Context);
+  const bool Scheduled =
+      isConditionalIn(*Step, *Loop, *Fn, Parents) &&
+      !(StepObject && SchedulePaths.iterationRunsWithout(
+                          *Backward, *Loop, StepsSameOptimizer) == false);
+  if (Scheduled) {
     // A step every few iterations accumulates on purpose, and the clearing
     // may sit anywhere in the loops around it (after the step, once per
     // epoch in an outer loop). Only a function that owns its optimizer and

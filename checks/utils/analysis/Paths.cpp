@@ -156,4 +156,58 @@ std::optional<bool> BodyPaths::sharesIteration(const Stmt &S,
          (reachesInIteration(Anchor, S, Loop) && endsIteration(*PS, Header));
 }
 
+std::optional<bool> BodyPaths::iterationRunsWithout(
+    const Stmt &Through, const Stmt &Loop,
+    llvm::function_ref<bool(const Stmt &)> Avoid) {
+  std::optional<Position> PT = positionOf(Through);
+  const CFGBlock *Header = headerOf(Loop);
+  if (!PT || !Header || Header->succ_empty())
+    return std::nullopt;
+  const CFGBlock *Entry = Header->succ_begin()->getReachableBlock();
+  if (!Entry)
+    return false;
+  // A block runs all its elements or none: one holding an avoided
+  // statement cannot be on such an iteration.
+  auto Blocked = [&](const CFGBlock *B) {
+    for (const CFGElement &E : *B)
+      if (std::optional<CFGStmt> S = E.getAs<CFGStmt>())
+        if (Avoid(*S->getStmt()))
+          return true;
+    return false;
+  };
+  auto Reach = [&](const CFGBlock *Start, bool Inclusive, bool &ReachedHeader) {
+    llvm::DenseSet<const CFGBlock *> Seen;
+    llvm::SmallVector<const CFGBlock *, 16> Work;
+    auto Push = [&](const CFGBlock *B) {
+      if (!B)
+        return;
+      if (B == Header) {
+        ReachedHeader = true;
+        return;
+      }
+      if (!Blocked(B) && Seen.insert(B).second)
+        Work.push_back(B);
+    };
+    if (Inclusive)
+      Push(Start);
+    else
+      for (const CFGBlock::AdjacentBlock &Succ : Start->succs())
+        Push(Succ.getReachableBlock());
+    while (!Work.empty()) {
+      const CFGBlock *B = Work.pop_back_val();
+      for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+        Push(Succ.getReachableBlock());
+    }
+    return Seen;
+  };
+  if (PT->Block == Header || Blocked(PT->Block))
+    return false;
+  bool Ignored = false;
+  if (!Reach(Entry, /*Inclusive=*/true, Ignored).contains(PT->Block))
+    return false;
+  bool Ends = false;
+  Reach(PT->Block, /*Inclusive=*/false, Ends);
+  return Ends;
+}
+
 } // namespace clang::tidy::torch

@@ -63,6 +63,15 @@ public:
   std::optional<bool> sharesIteration(const Stmt &S, const Stmt &Anchor,
                                       const Stmt &Loop);
 
+  /// True if some iteration of \p Loop runs \p Through and no statement for
+  /// which \p Avoid holds: whether an event (a backward pass) can happen on
+  /// an iteration without another (a step), however the code spells the
+  /// branches (`if (c) step(); else step();` runs a step on every iteration).
+  /// Unknown statements: std::nullopt.
+  std::optional<bool> iterationRunsWithout(
+      const Stmt &Through, const Stmt &Loop,
+      llvm::function_ref<bool(const Stmt &)> Avoid);
+
 private:
   struct Position {
     const CFGBlock *Block = nullptr;

@@ -26,6 +26,10 @@ bool byName(const AutogradOp &A, const AutogradOp &B) { return A.Name < B.Name; 
 } // namespace
 
 std::uint64_t autogradRolesOf(llvm::StringRef Name) {
+  return autogradEntryOf(Name).value_or(0);
+}
+
+std::optional<std::uint64_t> autogradEntryOf(llvm::StringRef Name) {
   // AutogradOps.def is generated sorted (the lit test autograd-ops-table
   // checks it); a table that is not falls back to a linear search.
   static const bool Sorted =
@@ -34,12 +38,14 @@ std::uint64_t autogradRolesOf(llvm::StringRef Name) {
     for (const AutogradOp &Op : Table)
       if (Op.Name == Name)
         return Op.Roles;
-    return 0;
+    return std::nullopt;
   }
   const AutogradOp *It = std::lower_bound(
       std::begin(Table), std::end(Table), Name,
       [](const AutogradOp &Op, llvm::StringRef Key) { return Op.Name < Key; });
-  return It != std::end(Table) && It->Name == Name ? It->Roles : 0;
+  if (It != std::end(Table) && It->Name == Name)
+    return It->Roles;
+  return std::nullopt;
 }
 
 } // namespace clang::tidy::torch

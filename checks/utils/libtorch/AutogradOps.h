@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -21,6 +22,11 @@ namespace clang::tidy::torch {
 /// (any overload; an in-place `op_` only where derivatives.yaml lists it), or
 /// 0 when it has no entry.
 std::uint64_t autogradRolesOf(llvm::StringRef Name);
+
+/// Like autogradRolesOf, but tells "derivatives.yaml has an entry whose
+/// formulas make it differentiable in no input" (0) from "no entry"
+/// (std::nullopt: a composite operation, or not an operation at all).
+std::optional<std::uint64_t> autogradEntryOf(llvm::StringRef Name);
 
 } // namespace clang::tidy::torch
 

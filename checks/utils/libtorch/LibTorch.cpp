@@ -535,7 +535,7 @@ const OpInfo *tensorOpOrDefaultOf(const CallExpr &Call) {
       Name = F->getName();
   if (Name.empty() || Name.ends_with("_") || !isTensorType(Call.getType()))
     return nullptr;
-  return &unknownOpDefault();
+  return &generatedOrDefaultOp(Name);
 }
 
 bool isNonDifferentiableCall(const CallExpr &Call) {

@@ -1,6 +1,10 @@
 //===--- OpTable.cpp - facts about LibTorch tensor operations -------------===//
 
 #include "utils/libtorch/OpTable.h"
+#include "utils/libtorch/AutogradOps.h"
+#include <map>
+#include <optional>
+#include <string>
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include <algorithm>
@@ -43,6 +47,25 @@ const OpInfo &unknownOpDefault() {
   static const OpInfo Default{"", op::Differentiable | op::SavesInput,
                               op::NoBoundary};
   return Default;
+}
+
+const OpInfo &generatedOrDefaultOp(llvm::StringRef Name) {
+  std::optional<std::uint64_t> Roles = autogradEntryOf(Name);
+  if (!Roles)
+    return unknownOpDefault();
+  // One OpInfo per name asked for; the table's names live as long as the
+  // program (AutogradOps.def is a static array of literals).
+  static std::map<std::string, OpInfo, std::less<>> Generated;
+  auto It = Generated.find(Name);
+  if (It == Generated.end()) {
+    std::uint64_t R = *Roles & (op::Differentiable | op::SavesInput |
+                                op::SavesOutput | op::SavesOperands);
+    if (!(R & op::Differentiable))
+      R = op::NotDifferentiable;
+    It = Generated.emplace(Name.str(), OpInfo{"", R, op::NoBoundary}).first;
+    It->second.Name = It->first;
+  }
+  return It->second;
 }
 
 const OpInfo *inPlaceTwinOf(llvm::StringRef Name) {

@@ -204,6 +204,12 @@ const OpInfo *lookupOp(llvm::StringRef Name);
 /// when a call is such an operation; its Name is empty.
 const OpInfo &unknownOpDefault();
 
+/// What an out-of-place operation missing from Ops.def is taken to be: the
+/// facts PyTorch's derivatives.yaml states for it (AutogradOps.def: whether it
+/// is differentiable, which tensors its backward saves) when it has an entry
+/// there, else unknownOpDefault(). Its Name is the operation's.
+const OpInfo &generatedOrDefaultOp(llvm::StringRef Name);
+
 /// True if the operation spelled \p Name has any of \p Roles.
 inline bool opHas(llvm::StringRef Name, std::uint64_t Roles) {
   const OpInfo *Info = lookupOp(Name);
