@@ -46,6 +46,7 @@ void pair_same_element(Net &net, const torch::Tensor &x,
                        const torch::Tensor &y) {
   std::pair<torch::Tensor, double> p{torch::mse_loss(net.forward(x), y), 0.0};
   p.first.backward();
+  // CHECK-FIXES: p.first.backward({}, /*retain_graph=*/true);
   p.first.backward();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: {{.*}} [torch-backward-twice-without-retain-graph]
 }
@@ -54,6 +55,7 @@ void struct_same_field(Net &net, const torch::Tensor &x,
                        const torch::Tensor &y) {
   Losses l{torch::mse_loss(net.forward(x), y), torch::zeros({})};
   l.a.backward();
+  // CHECK-FIXES: l.a.backward({}, /*retain_graph=*/true);
   l.a.backward();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: {{.*}} [torch-backward-twice-without-retain-graph]
 }
