@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LossAccumulatedWithoutItemCheck.h"
+#include "utils/analysis/AccessPath.h"
 #include "utils/analysis/AutogradFlow.h"
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
@@ -77,6 +78,17 @@ const Expr &accumulatorBase(const Expr &Acc) {
 /// (or a member of a local) declared outside the loop.
 bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
                        const SourceManager &SM) {
+  // By its access path: `total.first`, `std::get<1>(t)`, `v[0]`, a local
+  // reference to one of them live as long as their root.
+  if (std::optional<AccessPath> Path = accessPathOf(accumulatorBase(Acc))) {
+    if (Path->RootIsThis)
+      return true;
+    const VarDecl *VD = Path->Root;
+    if (!VD->isLocalVarDeclOrParm() || VD->isStaticLocal() ||
+        isa<ParmVarDecl>(VD))
+      return true;
+    return !isPerIterationVariable(*VD, Loop, SM);
+  }
   const Expr *E = accumulatorBase(Acc).IgnoreParenImpCasts();
   // A buffer every iteration empties (`buf.clear()` in the loop body) holds
   // one iteration's values, not every iteration's.
@@ -472,18 +484,32 @@ void LossAccumulatedWithoutItemCheck::check(
       !Parents.isOwnCode(*Accumulation, *Fn))
     return;
 
+  // The accumulator is identified by its access path (`total.first` is not
+  // `loss.first`, though both name std::pair's field), by its named entity
+  // when it has none.
+  const std::optional<AccessPath> AccPath =
+      accessPathOf(accumulatorBase(*Acc));
   const ValueDecl *AccEntity = namedEntity(accumulatorBase(*Acc));
+  if (!AccEntity && AccPath && AccPath->Root)
+    AccEntity = AccPath->Root;
   if (!AccEntity)
     return;
+  auto IsAccumulator = [&](const Expr &Term) {
+    const Expr &Base = accumulatorBase(Term);
+    if (AccPath)
+      if (std::optional<AccessPath> TermPath = accessPathOf(Base))
+        return *TermPath == *AccPath;
+    return namedEntity(Base) == AccEntity;
+  };
   const auto *Sum = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("sum");
   const Expr *Rhs = Result.Nodes.getNodeAs<Expr>("rhs");
   if (Sum) {
     // acc = acc + value: the other operand is what is accumulated.
     const Expr *Lhs = Sum->getArg(0);
     const Expr *Right = Sum->getArg(1);
-    if (namedEntity(accumulatorBase(*Lhs)) == AccEntity)
+    if (IsAccumulator(*Lhs))
       Value = Right;
-    else if (namedEntity(accumulatorBase(*Right)) == AccEntity)
+    else if (IsAccumulator(*Right))
       Value = Lhs;
     else
       Rhs = Sum; // acc = 0.98 * acc + 0.02 * value
@@ -498,7 +524,7 @@ void LossAccumulatedWithoutItemCheck::check(
     bool HasAccumulator = false;
     Value = nullptr;
     for (const Expr *Term : Terms) {
-      if (namedEntity(accumulatorBase(*Term)) == AccEntity)
+      if (IsAccumulator(*Term))
         HasAccumulator = true;
       else if (!Value && isTensorType(Term->getType()))
         Value = Term;
@@ -544,7 +570,8 @@ void LossAccumulatedWithoutItemCheck::check(
     return;
   // Terms summed into a tensor that is itself backpropagated (a multi-term
   // loss, gradient accumulation) are meant to keep their graphs.
-  if (Flow->reachesBackwardPass(*AccEntity))
+  if (AccPath ? Flow->reachesBackwardPass(accumulatorBase(*Acc))
+              : Flow->reachesBackwardPass(*AccEntity))
     return;
 
   Reported.insert(beginLoc(*Accumulation));

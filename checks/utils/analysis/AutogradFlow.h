@@ -50,6 +50,7 @@
 #ifndef TORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
 #define TORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
 
+#include "utils/analysis/AccessPath.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -62,6 +63,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -246,6 +248,11 @@ public:
   /// detach() or item() do not count. Flow-insensitive: a pass anywhere in
   /// the function counts.
   bool reachesBackwardPass(const ValueDecl &D) const;
+  /// Field-sensitive: whether the location \p Target denotes (its access
+  /// path, AccessPath.h) may overlap one a backward pass differentiates
+  /// (`total.first` is not reached by `loss.first.backward()`); by its
+  /// named entity when it has no access path.
+  bool reachesBackwardPass(const Expr &Target) const;
 
   /// What the function returns, joined over its return statements: the
   /// evidence of history, and the tensor rebuilt from read-out values it may
@@ -298,6 +305,7 @@ private:
   llvm::DenseMap<const Expr *, Evidence> ExprEvidence;
   /// reachesBackwardPass, computed on first use.
   mutable std::optional<llvm::SmallPtrSet<const ValueDecl *, 16>> Reaching;
+  mutable std::optional<std::vector<AccessPath>> ReachingPaths;
   friend class AutogradFlowBuilder;
 };
 

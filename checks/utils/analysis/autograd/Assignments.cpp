@@ -147,6 +147,10 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
         FieldVar ? FieldVar : dyn_cast<VarDecl>(Ref->getDecl());
     if (!isLocal(Var))
       return R;
+    // A write to the whole object replaces its sub-objects (a strong
+    // update): what was known of `b.first` no longer holds.
+    if (!FieldVar && !Compound)
+      killSubobjects(Var);
     if (isTensorValued(Var->getType())) {
       if (Compound) {
         // `x += y` writes into x's tensor, which stays the same tensor.
@@ -171,6 +175,15 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
         R.SavedBy = Old.SavedBy;
       }
       define(Var, &Site, beginLoc(Site), R);
+      // A strong write to a sub-object of a tensor-valued local
+      // (`p.first = x` of a pair of tensors): the whole, read as one value,
+      // may now hold it too (a weak update of the enclosing object).
+      if (FieldVar)
+        if (std::optional<AccessPath> Path = accessPathOf(*Target);
+            Path && Path->Root && isLocal(Path->Root) &&
+            isTensorValued(Path->Root->getType()) &&
+            S->Tensors.find(Path->Root))
+          writeInto(Path->Root, Site, filterByType(R, Path->Root->getType()));
       return valueOfVariable(Var);
     }
     if (R.Taint)

@@ -24,6 +24,7 @@
 #ifndef TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_BUILDER_H
 #define TORCH_TIDY_CHECKS_UTILS_ANALYSIS_AUTOGRAD_BUILDER_H
 
+#include "utils/analysis/AccessPath.h"
 #include "utils/analysis/AutogradFlow.h"
 #include "utils/analysis/GradMode.h"
 #include "utils/analysis/autograd/Lattice.h"
@@ -37,6 +38,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -277,9 +279,26 @@ private:
   /// method computes it from (the arguments, its old value, the method's own
   /// history).
   void trackFieldWrites(const CallExpr &Call, const CallOperands &Ops);
-  mutable llvm::DenseMap<std::pair<const VarDecl *, const FieldDecl *>,
-                         const VarDecl *>
+  /// The stand-ins of the tensor sub-objects of local objects, keyed by the
+  /// object and the access path's steps (AccessPath::stepsKey): `out.probs`,
+  /// `box.first`, `std::get<1>(t)`, `s.inner.h` (docs/design.md, "Access
+  /// paths"). Only strong paths (no container element) have one.
+  mutable std::map<std::pair<const VarDecl *, std::string>, const VarDecl *>
       LocalFieldStandins;
+  /// The stand-in of the strong access path \p E denotes, rooted at a local
+  /// object (a struct, a pair, a tuple) and ending at a tensor; null
+  /// otherwise.
+  const VarDecl *pathStandin(const Expr &E) const;
+  /// A local object declared with its elements (`Box b{x}`, `std::pair<
+  /// Tensor, double> p{x, 0.0}`, `std::tuple<int, Tensor> t{0, x}`): visits
+  /// them one by one, defines the stand-in of each tensor element with its
+  /// own value, and returns the value of the whole; none if \p Init does not
+  /// decompose so.
+  std::optional<Value> visitElementwiseInit(const VarDecl &Var,
+                                            const Expr &Init);
+  /// Forgets the stand-ins of \p Var's sub-objects (a strong write to the
+  /// whole object).
+  void killSubobjects(const VarDecl *Var);
   /// A call of a method that carries a member of its object from one call
   /// into the next extends the object's state (a definition of the object's
   /// variable computed from its previous one) and \p Result is computed from

@@ -71,13 +71,20 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       const auto *Var = dyn_cast<VarDecl>(D);
       if (!Var)
         continue;
-      Value V = visit(Var->getInit());
+      // A struct, pair or tuple declared with its elements: each tensor
+      // element's stand-in gets its own value (docs/design.md, "Access
+      // paths").
+      std::optional<Value> Elementwise;
+      if (isLocal(Var) && Var->getInit()) {
+        killSubobjects(Var);
+        Elementwise = visitElementwiseInit(*Var, *Var->getInit());
+      }
+      Value V = Elementwise ? *Elementwise : visit(Var->getInit());
       if (!isLocal(Var))
         continue;
       // A struct declared anew: its tensor fields hold nothing known yet.
-      for (const auto &[Key, Standin] : LocalFieldStandins)
-        if (Key.first == Var)
-          S->Tensors.erase(Standin);
+      if (!Elementwise)
+        killSubobjects(Var);
       // `for (auto &p : model->parameters())`, `for (float v : values)`:
       // the loop variable is an element of the range.
       if (const VarDecl *Range = RangeOf.lookup(Var)) {

@@ -14,6 +14,7 @@
 #include "utils/analysis/autograd/MemberState.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 
 namespace clang::tidy::torch {
@@ -129,7 +130,12 @@ const VarDecl *AutogradFlowBuilder::fieldStandin(const VarDecl *Object,
       !(Own ? isTensorValued(Field->getType()) && !Field->getType()->isDependentType()
             : isTensorType(Field->getType())))
     return nullptr;
-  const VarDecl *&Standin = LocalFieldStandins[{Object, Field}];
+  AccessPath Path;
+  Path.Root = Object;
+  AccessStep Step;
+  Step.Member = Field->getCanonicalDecl();
+  Path.Steps.push_back(Step);
+  const VarDecl *&Standin = LocalFieldStandins[{Object, Path.stepsKey()}];
   if (!Standin)
     Standin = VarDecl::Create(
         Ctx, const_cast<FunctionDecl *>(&Fn), Loc, Loc,
@@ -141,14 +147,158 @@ const VarDecl *AutogradFlowBuilder::fieldStandin(const VarDecl *Object,
 }
 
 const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
-  const auto *Member =
-      dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-  if (!Member || (Member->isArrow() &&
-                  !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())))
+  if (!E)
     return nullptr;
-  return fieldStandin(namedObjectOf(Member->getBase()),
-                      dyn_cast<FieldDecl>(Member->getMemberDecl()),
-                      Member->getMemberLoc());
+  const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  if (Member && !(Member->isArrow() &&
+                  !isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())))
+    if (const VarDecl *Standin =
+            fieldStandin(namedObjectOf(Member->getBase()),
+                         dyn_cast<FieldDecl>(Member->getMemberDecl()),
+                         Member->getMemberLoc()))
+      return Standin;
+  return pathStandin(*E);
+}
+
+const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
+  const QualType T = E.getType().getNonReferenceType();
+  if (T.isNull() || T->isDependentType() || !isTensorType(T))
+    return nullptr;
+  std::optional<AccessPath> Path = accessPathOf(E);
+  // Strong paths only: an element of a container is one weak location with
+  // the container (its facts are the join over its elements).
+  if (!Path || !Path->Root || Path->RootIsThis || Path->Steps.empty() ||
+      !Path->isStrong())
+    return nullptr;
+  const VarDecl *Root = Path->Root;
+  const QualType RootType = Root->getType();
+  if (!isLocal(Root) || RootType->isReferenceType() ||
+      RootType->isDependentType() || !RootType->isRecordType() ||
+      isTensorType(RootType) || isTensorListType(RootType))
+    return nullptr;
+  const VarDecl *&Standin = LocalFieldStandins[{Root, Path->stepsKey()}];
+  if (!Standin)
+    Standin = VarDecl::Create(Ctx, const_cast<FunctionDecl *>(&Fn),
+                              E.getBeginLoc(), E.getBeginLoc(),
+                              &Ctx.Idents.get(Path->key()), T, nullptr,
+                              SC_None);
+  return Standin;
+}
+
+void AutogradFlowBuilder::killSubobjects(const VarDecl *Var) {
+  for (const auto &[Key, Standin] : LocalFieldStandins)
+    if (Key.first == Var)
+      S->Tensors.erase(Standin);
+}
+
+namespace {
+
+/// The expression that initialises a variable, through the nodes that only
+/// wrap it.
+const Expr *unwrapInit(const Expr *E) {
+  for (int Depth = 0; E && Depth < 6; ++Depth) {
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E);
+             Cast && Cast->getCastKind() == CK_NoOp)
+      E = Cast->getSubExpr();
+    else
+      return E;
+  }
+  return E;
+}
+
+} // namespace
+
+std::optional<Value>
+AutogradFlowBuilder::visitElementwiseInit(const VarDecl &Var,
+                                          const Expr &Init) {
+  const QualType T = Var.getType();
+  if (!isLocal(&Var) || T->isReferenceType() || T->isDependentType())
+    return std::nullopt;
+  const auto *Record = T->getAsCXXRecordDecl();
+  if (!Record || isTensorType(T) || isTensorListType(T))
+    return std::nullopt;
+  const Expr *E = unwrapInit(&Init);
+  // The elements and the access step of each.
+  llvm::SmallVector<std::pair<const Expr *, AccessStep>, 4> Elements;
+  if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    // An aggregate: its initialisers in the order of its fields.
+    if (Record->isUnion() || Record->getNumBases() != 0 ||
+        List->hasArrayFiller())
+      return std::nullopt;
+    unsigned I = 0;
+    for (const FieldDecl *F : Record->fields()) {
+      if (I >= List->getNumInits())
+        break;
+      AccessStep Step;
+      Step.Member = F->getCanonicalDecl();
+      Elements.push_back({List->getInit(I++), Step});
+    }
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Record);
+    if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      return std::nullopt;
+    if (Spec->getName() == "pair" && Construct->getNumArgs() == 2) {
+      unsigned I = 0;
+      for (const FieldDecl *F : Record->fields()) {
+        if (I >= 2)
+          break;
+        AccessStep Step;
+        Step.Member = F->getCanonicalDecl();
+        Elements.push_back({Construct->getArg(I++), Step});
+      }
+      if (Elements.size() != 2)
+        return std::nullopt;
+    } else if (Spec->getName() == "tuple" &&
+               Spec->getTemplateArgs().size() == 1 &&
+               Spec->getTemplateArgs()[0].getKind() ==
+                   TemplateArgument::Pack &&
+               Spec->getTemplateArgs()[0].pack_size() ==
+                   Construct->getNumArgs()) {
+      for (unsigned I = 0; I < Construct->getNumArgs(); ++I) {
+        AccessStep Step;
+        Step.K = AccessStep::TupleElement;
+        Step.Index = I;
+        Elements.push_back({Construct->getArg(I), Step});
+      }
+    } else {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (Elements.empty() ||
+      llvm::any_of(Elements, [](const auto &El) {
+        return isa<CXXDefaultArgExpr>(El.first) ||
+               El.first->getType()->isDependentType();
+      }))
+    return std::nullopt;
+  // Evaluated in order, as the braced list / the constructor's arguments.
+  Value Whole;
+  for (const auto &[Element, Step] : Elements) {
+    Value V = visit(Element);
+    Whole.join(V);
+    const QualType ElementType = Element->getType().getNonReferenceType();
+    if (!isTensorType(ElementType))
+      continue;
+    AccessPath Path;
+    Path.Root = &Var;
+    Path.Steps.push_back(Step);
+    const VarDecl *&Standin = LocalFieldStandins[{&Var, Path.stepsKey()}];
+    if (!Standin)
+      Standin = VarDecl::Create(Ctx, const_cast<FunctionDecl *>(&Fn),
+                                beginLoc(*Element), beginLoc(*Element),
+                                &Ctx.Idents.get(Path.key()), ElementType,
+                                nullptr, SC_None);
+    define(Standin, Element, beginLoc(*Element),
+           filterByType(V, ElementType));
+  }
+  newTensor(Whole);
+  return filterByType(Whole, T);
 }
 
 void AutogradFlowBuilder::trackFieldWrites(const CallExpr &Call,
