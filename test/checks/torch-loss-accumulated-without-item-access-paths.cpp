@@ -27,6 +27,7 @@ void pair_elements(Net &net, torch::optim::SGD &opt, const Batches &batches) {
     opt.step();
     total.first = total.first + loss.first;
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into {{.*}} [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: total.first = total.first + loss.first.detach();
   }
 }
 
@@ -48,6 +49,7 @@ void struct_fields(Net &net, torch::optim::SGD &opt, const Batches &batches) {
     opt.step();
     meter.sum = meter.sum + step.sum;
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into {{.*}} [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: meter.sum = meter.sum + step.sum.detach();
   }
 }
 
@@ -64,6 +66,7 @@ void sibling_backpropagated(Net &net, torch::optim::SGD &opt,
     opt.step();
     acc.second = acc.second + loss;
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor with autograd history accumulated into {{.*}} [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: acc.second = acc.second + loss.detach();
   }
 }
 
@@ -77,6 +80,7 @@ void field_backpropagated(Net &net, torch::optim::SGD &opt,
     std::pair<torch::Tensor, double> loss{
         torch::mse_loss(net.forward(batch.first), batch.second), 0.0};
     total.first = total.first + loss.first;
+    // CHECK-FIXES: total.first = total.first + loss.first.detach();
     opt.zero_grad();
     total.first.backward();
     opt.step();
@@ -93,6 +97,7 @@ void detached_field(Net &net, torch::optim::SGD &opt, const Batches &batches) {
     opt.zero_grad();
     opt.step();
     total.first = total.first + loss.first;
+    // CHECK-FIXES: total.first = total.first + loss.first.detach();
   }
 }
 
