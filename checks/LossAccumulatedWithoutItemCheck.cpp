@@ -78,6 +78,10 @@ const Expr &accumulatorBase(const Expr &Acc) {
 /// (or a member of a local) declared outside the loop.
 bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
                        const SourceManager &SM) {
+  // A buffer every iteration empties (`buf.clear()` in the loop body) holds
+  // one iteration's values, not every iteration's.
+  if (clearedEachIteration(*accumulatorBase(Acc).IgnoreParenImpCasts(), Loop))
+    return false;
   // By its access path: `total.first`, `std::get<1>(t)`, `v[0]`, a local
   // reference to one of them live as long as their root.
   if (std::optional<AccessPath> Path = accessPathOf(accumulatorBase(Acc))) {
@@ -90,10 +94,6 @@ bool outlivesIteration(const Expr &Acc, const Stmt &Loop,
     return !isPerIterationVariable(*VD, Loop, SM);
   }
   const Expr *E = accumulatorBase(Acc).IgnoreParenImpCasts();
-  // A buffer every iteration empties (`buf.clear()` in the loop body) holds
-  // one iteration's values, not every iteration's.
-  if (clearedEachIteration(*E, Loop))
-    return false;
   while (const auto *Member = dyn_cast<MemberExpr>(E)) {
     const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
     if (isa<CXXThisExpr>(Base))

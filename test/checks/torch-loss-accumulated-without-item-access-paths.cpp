@@ -80,7 +80,6 @@ void field_backpropagated(Net &net, torch::optim::SGD &opt,
     std::pair<torch::Tensor, double> loss{
         torch::mse_loss(net.forward(batch.first), batch.second), 0.0};
     total.first = total.first + loss.first;
-    // CHECK-FIXES: total.first = total.first + loss.first.detach();
     opt.zero_grad();
     total.first.backward();
     opt.step();
@@ -97,7 +96,6 @@ void detached_field(Net &net, torch::optim::SGD &opt, const Batches &batches) {
     opt.zero_grad();
     opt.step();
     total.first = total.first + loss.first;
-    // CHECK-FIXES: total.first = total.first + loss.first.detach();
   }
 }
 
