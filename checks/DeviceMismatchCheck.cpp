@@ -210,11 +210,28 @@ void DeviceMismatchCheck::checkHelperCall(const CallExpr &Call,
     const bool InLoss = isLossCall(*Use);
     const CallExpr *Forward = Use;
     llvm::SmallVector<const Expr *, 4> Inputs;
+    // A loss of a prediction the caller hands over: the module whose output
+    // the caller's argument is.
+    std::optional<ForwardSite> CallerSite;
     if (InLoss) {
       const Expr *Prediction = lossPredictionArg(*Use);
       Forward = Placement->forwardOrigin(Prediction);
-      if (!Forward)
-        return;
+      if (!Forward) {
+        const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+            Prediction ? stripImplicit(Prediction) : nullptr);
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(
+                                      DevicePlacement::aliasTarget(Ref->getDecl()))
+                                : nullptr;
+        if (!Param || Param->getDeclContext() != Callee ||
+            !Placement->definitionsOf(*Param).Known ||
+            !Placement->definitionsOf(*Param).Values.empty())
+          return;
+        const Expr *Arg = argumentFor(Call, Param->getFunctionScopeIndex());
+        CallerSite = Arg ? forwardSiteOf(Arg, Fn, Ctx) : std::nullopt;
+        if (!CallerSite)
+          return;
+        Forward = Use;
+      }
       for (const Expr *Arg : passedArguments(*Use))
         if (stripImplicit(Arg) != stripImplicit(Prediction))
           Inputs.push_back(Arg);
@@ -222,15 +239,20 @@ void DeviceMismatchCheck::checkHelperCall(const CallExpr &Call,
       for (const Expr *Arg : passedArguments(*Use))
         collectInputs(Arg, *Callee, Inputs, 0);
     }
-    const ValueDecl *Module = DevicePlacement::aliasTarget(
-        moduleObjectEntity(callObject(*Forward)));
+    const ValueDecl *Module =
+        CallerSite ? CallerSite->Module
+                   : DevicePlacement::aliasTarget(
+                         moduleObjectEntity(callObject(*Forward)));
     if (!Module)
       return;
     // The module's device: the caller's, for a module parameter the helper
     // does not move itself; the helper's own otherwise.
     std::optional<DevicePlacement::Move> Move;
     const ValueDecl *CallerModule = nullptr;
-    if (const auto *Param = dyn_cast<ParmVarDecl>(Module)) {
+    if (CallerSite) {
+      CallerModule = Module;
+      Move = Placement->moduleDeviceAt(*Module, *CallerSite->Site, Fn);
+    } else if (const auto *Param = dyn_cast<ParmVarDecl>(Module)) {
       if (Param->getDeclContext() != Callee ||
           Placement->movesModule(*Param, *Callee))
         return;

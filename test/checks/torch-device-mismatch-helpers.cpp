@@ -67,6 +67,23 @@ void loss_of_a_helpers_output(torch::Device device) {
   // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: tensor created on the CPU is combined in a loss with the output of module 'model'
 }
 
+static torch::Tensor criterion_of(torch::nn::CrossEntropyLoss &criterion,
+                                   const torch::Tensor &output,
+                                   const torch::Tensor &target) {
+  return criterion(output, target);
+}
+
+void loss_in_a_helper(torch::Device device) {
+  Net model;
+  torch::nn::CrossEntropyLoss criterion;
+  model->to(device);
+  auto output = model->forward(torch::randn({4, 3}).to(device));
+  auto target = torch::zeros({4}, torch::kLong);
+  criterion_of(criterion, output, target);
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: tensor created on the CPU is combined by 'criterion_of' in a loss with the output of module 'model'
+  criterion_of(criterion, output, target.to(device));
+}
+
 // --- Not flagged -------------------------------------------------------------------
 
 static void move_then_run(Net &m, torch::Tensor &x, torch::Device device) {
