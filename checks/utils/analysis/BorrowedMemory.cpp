@@ -497,6 +497,10 @@ void MemoryFlow::collectHelperWraps(const CallExpr &Call) {
     Info.Into = W.Into;
     Info.Helper = Def;
     Info.Inner = W.Wrap;
+    // The dtype the helper's from_blob gives the tensor (a same-dtype
+    // conversion in the caller shares the memory).
+    if (std::optional<LibTorchCall> Inner = asMemoryWrappingCall(W.Wrap))
+      Info.ScalarType = wrappedScalarType(*Inner, Ctx);
     Wraps.push_back(Info);
     HelperWraps[&Call].push_back(Index);
     if (Memory->Owner)
