@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceMismatchCheck.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -107,7 +108,202 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
                        anyOf(isModuleForward(), isLoss()))
                   .bind("use"))))
           .bind("fn"));
+  // Calls of the user's functions: what their forwards receive depends on
+  // the arguments.
+  UserCode.addMatcher(
+      functionDecl(
+          isExpansionInUserCode(), isDefinition(),
+          unless(ast_matchers::isTemplateInstantiation()),
+          hasBody(forEachDescendant(
+              callExpr(isExpansionInUserCode(),
+                       unless(ast_matchers::isInTemplateInstantiation()),
+                       callee(functionDecl(isDefinition())))
+                  .bind("helper-call"))))
+          .bind("fn"));
   UserCode.registerWith(*Finder);
+}
+
+/// The parameter of \p Callee at \p Index and the argument \p Call passes
+/// for it.
+static const Expr *argumentFor(const CallExpr &Call, unsigned Index) {
+  const bool SkipObject =
+      isa<CXXOperatorCallExpr>(Call) &&
+      isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee());
+  return writtenArg(Call, SkipObject ? Index + 1 : Index);
+}
+
+std::optional<DeviceMismatchCheck::ForwardSite>
+DeviceMismatchCheck::forwardSiteOf(const Expr *Prediction,
+                                   const FunctionDecl &Fn, ASTContext &Ctx) {
+  if (const CallExpr *Forward = Placement->forwardOrigin(Prediction)) {
+    const ValueDecl *Module = DevicePlacement::aliasTarget(
+        moduleObjectEntity(callObject(*Forward)));
+    if (!Module)
+      return std::nullopt;
+    return ForwardSite{Forward, Module, nullptr};
+  }
+  // The result of a helper of the user's that returns its module
+  // parameter's output (`auto output = run(model, x);`).
+  const Expr *E = Prediction;
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripImplicit(E);
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+    if (!Ref)
+      break;
+    const auto *VD =
+        dyn_cast<VarDecl>(DevicePlacement::aliasTarget(Ref->getDecl()));
+    if (!VD || isa<ParmVarDecl>(VD))
+      return std::nullopt;
+    const DevicePlacement::Definitions &D = Placement->definitionsOf(*VD);
+    if (!D.Known || D.Values.size() != 1 || !D.Loads.empty())
+      return std::nullopt;
+    E = D.Values.front();
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? userCallee(*Call, Ctx) : nullptr;
+  if (!Callee || Callee == &Fn || !Callee->getBody() || Callee->isTemplated())
+    return std::nullopt;
+  const ParmVarDecl *ModuleParam = nullptr;
+  const CallExpr *InnerForward = nullptr;
+  for (const Expr *Returned : returnedValues(*Callee)) {
+    const CallExpr *Forward = Placement->forwardOrigin(Returned);
+    const auto *Param =
+        Forward ? dyn_cast_or_null<ParmVarDecl>(DevicePlacement::aliasTarget(
+                      moduleObjectEntity(callObject(*Forward))))
+                : nullptr;
+    if (!Param || (ModuleParam && ModuleParam != Param))
+      return std::nullopt;
+    ModuleParam = Param;
+    InnerForward = Forward;
+  }
+  if (!ModuleParam || Placement->movesModule(*ModuleParam, *Callee))
+    return std::nullopt;
+  const Expr *Arg = argumentFor(*Call, ModuleParam->getFunctionScopeIndex());
+  const ValueDecl *Module =
+      Arg ? DevicePlacement::aliasTarget(moduleObjectEntity(stripImplicit(Arg)))
+          : nullptr;
+  if (!Module)
+    return std::nullopt;
+  return ForwardSite{Call, Module, InnerForward};
+}
+
+void DeviceMismatchCheck::checkHelperCall(const CallExpr &Call,
+                                          const FunctionDecl &Fn,
+                                          ASTContext &Ctx) {
+  const FunctionDecl *Callee = userCallee(Call, Ctx);
+  if (!Callee || Callee == &Fn || !Callee->getBody() || Callee->isTemplated() ||
+      isa<CXXMethodDecl>(Callee))
+    return;
+  // What the caller knows of each tensor argument.
+  llvm::SmallVector<DevicePlacement::ParamFact, 4> Facts;
+  for (const ParmVarDecl *Param : Callee->parameters()) {
+    if (!isTensorType(Param->getType()))
+      continue;
+    const Expr *Arg = argumentFor(Call, Param->getFunctionScopeIndex());
+    if (const Expr *Origin = Arg ? Placement->cpuOrigin(Arg) : nullptr)
+      Facts.push_back({Param, Origin});
+  }
+  forEachStmt(Callee->getBody(), [&](const Stmt &S) {
+    const auto *Use = dyn_cast<CallExpr>(&S);
+    if (!Use || !(isModuleForwardCall(*Use) || isLossCall(*Use)))
+      return;
+    const bool InLoss = isLossCall(*Use);
+    const CallExpr *Forward = Use;
+    llvm::SmallVector<const Expr *, 4> Inputs;
+    // A loss of a prediction the caller hands over: the module whose output
+    // the caller's argument is.
+    std::optional<ForwardSite> CallerSite;
+    if (InLoss) {
+      const Expr *Prediction = lossPredictionArg(*Use);
+      Forward = Placement->forwardOrigin(Prediction);
+      if (!Forward) {
+        const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+            Prediction ? stripImplicit(Prediction) : nullptr);
+        const auto *Param = Ref ? dyn_cast<ParmVarDecl>(
+                                      DevicePlacement::aliasTarget(Ref->getDecl()))
+                                : nullptr;
+        if (!Param || Param->getDeclContext() != Callee ||
+            !Placement->definitionsOf(*Param).Known ||
+            !Placement->definitionsOf(*Param).Values.empty())
+          return;
+        const Expr *Arg = argumentFor(Call, Param->getFunctionScopeIndex());
+        CallerSite = Arg ? forwardSiteOf(Arg, Fn, Ctx) : std::nullopt;
+        if (!CallerSite)
+          return;
+        Forward = Use;
+      }
+      for (const Expr *Arg : passedArguments(*Use))
+        if (stripImplicit(Arg) != stripImplicit(Prediction))
+          Inputs.push_back(Arg);
+    } else {
+      for (const Expr *Arg : passedArguments(*Use))
+        collectInputs(Arg, *Callee, Inputs, 0);
+    }
+    const ValueDecl *Module =
+        CallerSite ? CallerSite->Module
+                   : DevicePlacement::aliasTarget(
+                         moduleObjectEntity(callObject(*Forward)));
+    if (!Module)
+      return;
+    // The module's device: the caller's, for a module parameter the helper
+    // does not move itself; the helper's own otherwise.
+    std::optional<DevicePlacement::Move> Move;
+    const ValueDecl *CallerModule = nullptr;
+    if (CallerSite) {
+      CallerModule = Module;
+      Move = Placement->moduleDeviceAt(*Module, *CallerSite->Site, Fn);
+    } else if (const auto *Param = dyn_cast<ParmVarDecl>(Module)) {
+      if (Param->getDeclContext() != Callee ||
+          Placement->movesModule(*Param, *Callee))
+        return;
+      const Expr *Arg = argumentFor(Call, Param->getFunctionScopeIndex());
+      CallerModule =
+          Arg ? DevicePlacement::aliasTarget(moduleObjectEntity(stripImplicit(Arg)))
+          : nullptr;
+      if (!CallerModule)
+        return;
+      Move = Placement->moduleDeviceAt(*CallerModule, Call, Fn);
+    } else {
+      Move = Placement->moduleDeviceAt(*Module, *Forward, *Callee);
+    }
+    if (!Move)
+      return;
+    for (const Expr *Input : Inputs) {
+      const ParmVarDecl *Used = nullptr;
+      const Expr *Origin = Placement->cpuOriginAtCall(Input, Facts, Used);
+      // A tensor the helper makes itself, passed to a module it moves
+      // itself, is the helper's own finding.
+      if (!Origin || (!CallerModule && !Used))
+        continue;
+      const Expr *At = Used ? argumentFor(Call, Used->getFunctionScopeIndex())
+                            : nullptr;
+      const SourceManager &SM = Ctx.getSourceManager();
+      const SourceLocation Loc =
+          At ? beginLoc(*At->IgnoreUnlessSpelledInSource()) : beginLoc(Call);
+      if (!isInUserCode(SM.getSpellingLoc(Loc), SM) ||
+          !Reported.insert(SM.getExpansionLoc(Loc)).second)
+        continue;
+      const ValueDecl &Named = CallerModule ? *CallerModule : *Module;
+      diag(Loc, InLoss ? "tensor created on the CPU is combined by %0 in a "
+                         "loss with the output of module %1, which was moved "
+                         "to a device that may be a GPU; move the tensor to "
+                         "that device with .to()"
+                       : "tensor created on the CPU is passed by %0 to module "
+                         "%1, which was moved to a device that may be a GPU; "
+                         "move the tensor to that device with .to()")
+          << Callee << &Named;
+      diag(beginLoc(*Use),
+           InLoss ? "%0 computes the loss here" : "%0 calls the module here",
+           DiagnosticIDs::Note)
+          << Callee;
+      diag(beginLoc(*Move->Site), "module %0 is moved to the device here",
+           DiagnosticIDs::Note)
+          << &Named;
+      if (beginLoc(*Origin) != Loc)
+        diag(beginLoc(*Origin), "tensor created on the CPU here",
+             DiagnosticIDs::Note);
+    }
+  });
 }
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
@@ -117,24 +313,33 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (!Placement)
     Placement = std::make_unique<DevicePlacement>(*Result.Context);
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("helper-call")) {
+    checkHelperCall(*Call, *Fn, *Result.Context);
+    return;
+  }
 
   // The module whose device matters, and the call that ran it.
   const CallExpr *Forward = Use;
   llvm::SmallVector<const Expr *, 4> Inputs;
   const bool InLoss = isLossCall(*Use);
+  const ValueDecl *Module = nullptr;
   if (InLoss) {
     const Expr *Prediction = lossPredictionArg(*Use);
-    Forward = Placement->forwardOrigin(Prediction);
-    if (!Forward)
+    std::optional<ForwardSite> Site =
+        forwardSiteOf(Prediction, *Fn, *Result.Context);
+    if (!Site)
       return;
+    Forward = Site->Site;
+    Module = Site->Module;
     for (const Expr *Arg : passedArguments(*Use))
       if (stripImplicit(Arg) != stripImplicit(Prediction))
         Inputs.push_back(Arg);
   } else {
     for (const Expr *Arg : passedArguments(*Use))
       collectInputs(Arg, *Fn, Inputs, 0);
+    Module = DevicePlacement::aliasTarget(
+        moduleObjectEntity(callObject(*Forward)));
   }
-  const ValueDecl *Module = moduleObjectEntity(callObject(*Forward));
   if (!Module)
     return;
   std::optional<DevicePlacement::Move> Move =

@@ -13,6 +13,7 @@
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -42,6 +43,23 @@ private:
                      const ValueDecl &Module, const CallExpr &Use,
                      const FunctionDecl &Fn, bool InLoss,
                      ASTContext &Ctx);
+
+  /// The forward whose output a loss's prediction is: a module call of this
+  /// function, or a call of a helper of the user's that returns its module
+  /// parameter's output (Inner: the forward in the helper).
+  struct ForwardSite {
+    const CallExpr *Site = nullptr;
+    const ValueDecl *Module = nullptr;
+    const CallExpr *Inner = nullptr;
+  };
+  std::optional<ForwardSite> forwardSiteOf(const Expr *Prediction,
+                                           const FunctionDecl &Fn,
+                                           ASTContext &Ctx);
+  /// A call of a function of the user's whose forwards receive, given the
+  /// caller's arguments, a tensor on the CPU while the module was moved: the
+  /// finding is the call's (the argument's), with notes in the helper.
+  void checkHelperCall(const CallExpr &Call, const FunctionDecl &Fn,
+                       ASTContext &Ctx);
 
   UserCodeMatchFinder UserCode{*this};
   std::unique_ptr<DevicePlacement> Placement;

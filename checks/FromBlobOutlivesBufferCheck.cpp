@@ -40,6 +40,18 @@ bool acceptsClone(const Expr *Returned) {
   return isa<CallExpr>(E);
 }
 
+/// A call of a function of the user's that wraps the memory of one of its
+/// arguments into its result or an out-parameter.
+bool wrapsArgumentMemory(const CallExpr &Call, ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee))
+    return false;
+  const FunctionDecl *Def = Callee->getDefinition();
+  return Def && Def->getBody() && !Def->isTemplated() &&
+         isInUserCode(Def->getLocation(), Ctx.getSourceManager()) &&
+         !argumentWraps(*Def, Ctx).empty();
+}
+
 } // namespace
 
 void FromBlobOutlivesBufferCheck::registerMatchers(MatchFinder *Finder) {
@@ -69,7 +81,8 @@ void FromBlobOutlivesBufferCheck::check(
     if (const auto *Lambda = dyn_cast<LambdaExpr>(&S))
       Functions.push_back(Lambda->getCallOperator());
     else if (const auto *Call = dyn_cast<CallExpr>(&S))
-      Wraps = Wraps || asMemoryWrappingCall(Call).has_value();
+      Wraps = Wraps || asMemoryWrappingCall(Call).has_value() ||
+              wrapsArgumentMemory(*Call, *Result.Context);
   });
   if (!Wraps)
     return;
@@ -93,29 +106,34 @@ void FromBlobOutlivesBufferCheck::checkFunction(const FunctionDecl &Fn,
       continue;
     const MemoryEscape &First = Escapes.front();
     const std::string Memory = memoryName(First.Memory);
+    // A helper's wrapping call is reported at the call, where the memory is
+    // the caller's.
+    const std::string Wrapper =
+        First.Helper ? "from_blob in '" + First.Helper->getNameAsString() + "'"
+                     : std::string("from_blob");
     {
       auto Diag = [&]() {
         switch (First.Kind) {
         case MemoryEscapeKind::Returned:
           return diag(beginLoc(*Wrap),
-                      "from_blob does not copy or own the memory of %0, and "
+                      "%2 does not copy or own the memory of %0, and "
                       "the tensor is returned from the scope that frees it; "
                       "call .clone() before the tensor escapes")
-                 << Memory;
+                 << Memory << "" << Wrapper;
         case MemoryEscapeKind::StoredOutside:
           return diag(beginLoc(*Wrap),
-                      "from_blob does not copy or own the memory of %0, and "
+                      "%2 does not copy or own the memory of %0, and "
                       "the tensor is stored in %1, which outlives it; call "
                       ".clone() before the tensor escapes")
-                 << Memory << targetName(First.Target);
+                 << Memory << targetName(First.Target) << Wrapper;
         case MemoryEscapeKind::ReadAfterEnd:
           break;
         }
         return diag(beginLoc(*Wrap),
-                    "from_blob does not copy or own the memory of %0, and the "
+                    "%2 does not copy or own the memory of %0, and the "
                     "tensor is used through %1 after that memory is freed; "
                     "call .clone() before the tensor escapes")
-               << Memory << targetName(First.Target);
+               << Memory << targetName(First.Target) << Wrapper;
       }();
 
       // Fix-it: where every escape is a return of this tensor alone.
@@ -145,6 +163,11 @@ void FromBlobOutlivesBufferCheck::checkFunction(const FunctionDecl &Fn,
           Diag << Fix;
     }
 
+    if (First.Inner && First.Helper)
+      diag(beginLoc(*First.Inner),
+           "from_blob wraps the memory here, in a call of %0",
+           DiagnosticIDs::Note)
+          << First.Helper;
     for (const MemoryEscape &E : Escapes) {
       switch (E.Kind) {
       case MemoryEscapeKind::Returned:

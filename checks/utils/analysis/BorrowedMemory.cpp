@@ -196,10 +196,27 @@ bool matOwnsPixels(const Expr *Init, const FunctionDecl &Fn, unsigned Depth) {
 /// The memory an object expression holds, if it ends with \p Fn (or is a
 /// temporary).
 std::optional<ShortLivedMemory> objectMemory(const Expr *Object,
-                                             const FunctionDecl &Fn) {
+                                             const FunctionDecl &Fn,
+                                             bool Params = false) {
   if (!Object)
     return std::nullopt;
   const Expr *Stripped = ignoreWrappers(Object);
+  if (Params) {
+    // The memory of an object the caller handed over by reference.
+    const auto *Ref = dyn_cast<DeclRefExpr>(Stripped);
+    const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    if (!P || !P->getType()->isLValueReferenceType() ||
+        P->getDeclContext() != &Fn)
+      return std::nullopt;
+    switch (holdingOf(P->getType().getNonReferenceType())) {
+    case Holding::Owns:
+    case Holding::SharedHandle:
+      return ShortLivedMemory{P};
+    case Holding::None:
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Stripped)) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     if (!V || !isFunctionLocal(V, Fn))
@@ -255,7 +272,8 @@ std::pair<const Expr *, StringRef> memberCallOf(const Expr *E) {
 }
 
 std::optional<ShortLivedMemory>
-pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth) {
+pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth,
+              bool Params = false) {
   if (!P || Depth > 3)
     return std::nullopt;
   P = ignoreWrappers(P)->IgnoreParenCasts();
@@ -268,24 +286,24 @@ pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth) {
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Element)) {
       const Expr *Base = ignoreWrappers(Subscript->getBase());
       if (Base->getType()->isPointerType())
-        return pointerMemory(Base, Fn, Depth + 1);
-      return objectMemory(Base, Fn);
+        return pointerMemory(Base, Fn, Depth + 1, Params);
+      return objectMemory(Base, Fn, Params);
     }
     if (isa<DeclRefExpr>(Element) && Element->getType()->isArithmeticType())
-      return objectMemory(Element, Fn);
+      return objectMemory(Element, Fn, Params);
     auto [Object, Name] = memberCallOf(Element);
     if (Object && (Name == "operator[]" || Name == "at" || Name == "front" ||
                    Name == "back"))
-      return objectMemory(Object, Fn);
+      return objectMemory(Object, Fn, Params);
     return std::nullopt;
   }
   if (const auto *Binary = dyn_cast<BinaryOperator>(P)) {
     if (!Binary->isAdditiveOp())
       return std::nullopt;
     if (Binary->getLHS()->getType()->isPointerType())
-      return pointerMemory(Binary->getLHS(), Fn, Depth + 1);
+      return pointerMemory(Binary->getLHS(), Fn, Depth + 1, Params);
     if (Binary->getRHS()->getType()->isPointerType())
-      return pointerMemory(Binary->getRHS(), Fn, Depth + 1);
+      return pointerMemory(Binary->getRHS(), Fn, Depth + 1, Params);
     return std::nullopt;
   }
   // `m.data` of a cv::Mat.
@@ -294,25 +312,30 @@ pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth) {
     if (!Member->isArrow() && Field->getIdentifier() &&
         Field->getName() == "data" &&
         holdingOf(Member->getBase()->getType()) == Holding::SharedHandle)
-      return objectMemory(Member->getBase(), Fn);
+      return objectMemory(Member->getBase(), Fn, Params);
     return std::nullopt;
   }
   if (const auto *Member = dyn_cast<CXXDependentScopeMemberExpr>(P)) {
     if (!Member->isArrow() && !Member->isImplicitAccess() &&
         identifierOf(Member->getMember()) == "data" &&
         holdingOf(Member->getBase()->getType()) == Holding::SharedHandle)
-      return objectMemory(Member->getBase(), Fn);
+      return objectMemory(Member->getBase(), Fn, Params);
     return std::nullopt;
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(P)) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    // A pointer the caller handed over: the memory it points to is the
+    // caller's.
+    if (Params && V && isa<ParmVarDecl>(V) && V->getType()->isPointerType() &&
+        V->getDeclContext() == &Fn)
+      return ShortLivedMemory{V};
     if (!V || !isFunctionLocal(V, Fn))
       return std::nullopt;
     if (V->getType()->isConstantArrayType())
-      return objectMemory(Ref, Fn);
+      return objectMemory(Ref, Fn, Params);
     // A local pointer initialised with such memory.
     if (V->getType()->isPointerType() && !isa<ParmVarDecl>(V) && V->getInit())
-      return pointerMemory(V->getInit(), Fn, Depth + 1);
+      return pointerMemory(V->getInit(), Fn, Depth + 1, Params);
     return std::nullopt;
   }
   auto [Object, Name] = memberCallOf(P);
@@ -321,7 +344,7 @@ pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth) {
   const Holding H = holdingOf(ignoreWrappers(Object)->getType());
   if ((H == Holding::Owns && (Name == "data" || Name == "get")) ||
       (H == Holding::SharedHandle && Name == "ptr"))
-    return objectMemory(Object, Fn);
+    return objectMemory(Object, Fn, Params);
   return std::nullopt;
 }
 
@@ -376,11 +399,24 @@ struct WrapInfo {
   ShortLivedMemory Memory;
   std::optional<std::string> ScalarType;
   bool Strided;
+  /// A call of a helper that wraps its argument's memory: where the tensor
+  /// goes (-1: the result; else the reference parameter it is stored into),
+  /// the helper and its wrapping call.
+  int Into = -1;
+  const FunctionDecl *Helper = nullptr;
+  const CallExpr *Inner = nullptr;
 };
+
+/// Helpers whose summary is being computed (recursion), and how deep.
+llvm::SmallPtrSet<const FunctionDecl *, 4> &summarising() {
+  static llvm::SmallPtrSet<const FunctionDecl *, 4> InProgress;
+  return InProgress;
+}
 
 class MemoryFlow {
 public:
-  MemoryFlow(const FunctionDecl &Fn, ASTContext &Ctx) : Fn(Fn), Ctx(Ctx) {}
+  MemoryFlow(const FunctionDecl &Fn, ASTContext &Ctx, bool Params = false)
+      : Fn(Fn), Ctx(Ctx), Params(Params) {}
   std::vector<MemoryEscape> run();
 
 private:
@@ -397,12 +433,20 @@ private:
   void escape(const Value &Val, MemoryEscapeKind Kind, const Stmt *At,
               const ValueDecl *Target);
   void visitRoot(const Stmt &Root);
+  void collectHelperWraps(const CallExpr &Call);
+  /// A call of a function of the user's that assigns a non-const reference
+  /// parameter: the local it is given no longer holds what it held.
+  void killAssignedArguments(const CallExpr &Call);
   bool conversionKeepsStorage(const LibTorchCall &C, const Value &Operand);
 
   const FunctionDecl &Fn;
   ASTContext &Ctx;
+  /// Wraps over the memory of reference and pointer parameters instead of
+  /// the function's own (the summary a caller applies).
+  const bool Params;
   std::vector<WrapInfo> Wraps;
   llvm::DenseMap<const CallExpr *, unsigned> WrapIndex;
+  llvm::DenseMap<const CallExpr *, llvm::SmallVector<unsigned, 1>> HelperWraps;
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<unsigned, 2>> OwnedBy;
   State S;
   /// Wrapping calls over temporaries evaluated in the current full expression.
@@ -423,7 +467,44 @@ void MemoryFlow::escape(const Value &Val, MemoryEscapeKind Kind, const Stmt *At,
     E.At = At;
     E.Target = Target;
     E.OnlyWrap = Val.Wraps.count() == 1;
+    E.Helper = Wraps[I].Helper;
+    E.Inner = Wraps[I].Inner;
     Escapes.push_back(E);
+  }
+}
+
+void MemoryFlow::collectHelperWraps(const CallExpr &Call) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee))
+    return;
+  const FunctionDecl *Def = Callee->getDefinition();
+  if (!Def || Def == &Fn || !Def->getBody() || Def->isTemplated() ||
+      !isInUserCode(Def->getLocation(), Ctx.getSourceManager()))
+    return;
+  for (const ArgumentWrap &W : argumentWraps(*Def, Ctx)) {
+    const Expr *Arg = writtenArg(Call, W.FromParam);
+    if (!Arg || (W.Into >= 0 && !writtenArg(Call, W.Into)))
+      continue;
+    const bool Pointer =
+        Def->getParamDecl(W.FromParam)->getType()->isPointerType();
+    std::optional<ShortLivedMemory> Memory =
+        Pointer ? pointerMemory(Arg, Fn, 0, Params)
+                : objectMemory(Arg, Fn, Params);
+    if (!Memory)
+      continue;
+    const unsigned Index = Wraps.size();
+    WrapInfo Info{&Call, *Memory, std::nullopt, false};
+    Info.Into = W.Into;
+    Info.Helper = Def;
+    Info.Inner = W.Wrap;
+    // The dtype the helper's from_blob gives the tensor (a same-dtype
+    // conversion in the caller shares the memory).
+    if (std::optional<LibTorchCall> Inner = asMemoryWrappingCall(W.Wrap))
+      Info.ScalarType = wrappedScalarType(*Inner, Ctx);
+    Wraps.push_back(Info);
+    HelperWraps[&Call].push_back(Index);
+    if (Memory->Owner)
+      OwnedBy[Memory->Owner].push_back(Index);
   }
 }
 
@@ -475,6 +556,30 @@ Value MemoryFlow::evalCall(const CallExpr &Call) {
     if (!Wraps[It->second].Memory.Owner)
       TemporariesHere.push_back(It->second);
     return V;
+  }
+  if (const auto It = HelperWraps.find(&Call); It != HelperWraps.end()) {
+    // The out-parameters a wrap is stored into are written, not read.
+    for (unsigned I = 0; I < Call.getNumArgs(); ++I)
+      if (llvm::none_of(It->second, [&](unsigned W) {
+            return Wraps[W].Into == static_cast<int>(I);
+          }))
+        eval(Call.getArg(I));
+    killAssignedArguments(Call);
+    Value Result = makeValue();
+    for (unsigned I : It->second) {
+      S.Ended.reset(I);
+      if (!Wraps[I].Memory.Owner)
+        TemporariesHere.push_back(I);
+      if (Wraps[I].Into < 0) {
+        Result.Wraps.set(I);
+        continue;
+      }
+      Value Out = makeValue();
+      Out.Wraps.set(I);
+      if (const Expr *Arg = writtenArg(Call, Wraps[I].Into))
+        store(Arg, Out, &Call, /*Strong=*/true);
+    }
+    return Result;
   }
   if (const Expr *Moved = movedFrom(&Call))
     return eval(Moved);
@@ -557,7 +662,42 @@ Value MemoryFlow::evalCall(const CallExpr &Call) {
       return V;
     return makeValue();
   }
-  return evalChildren(&Call);
+  Value Result = evalChildren(&Call);
+  killAssignedArguments(Call);
+  return Result;
+}
+
+void MemoryFlow::killAssignedArguments(const CallExpr &Call) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+  if (!Def || !Def->getBody() || isa<CXXMethodDecl>(Def) ||
+      !isInUserCode(Def->getLocation(), Ctx.getSourceManager()))
+    return;
+  for (unsigned I = 0; I < Def->getNumParams() && I < Call.getNumArgs(); ++I) {
+    const ParmVarDecl *P = Def->getParamDecl(I);
+    if (!P->getType()->isLValueReferenceType() ||
+        P->getType().getNonReferenceType().isConstQualified())
+      continue;
+    bool Assigned = false;
+    forEachStmt(Def->getBody(), [&](const Stmt &St) {
+      const Expr *LHS = nullptr;
+      if (const auto *BO = dyn_cast<BinaryOperator>(&St);
+          BO && BO->isAssignmentOp())
+        LHS = BO->getLHS();
+      else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&St);
+               Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+        LHS = Op->getArg(0);
+      const auto *Ref =
+          LHS ? dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts()) : nullptr;
+      Assigned = Assigned || (Ref && Ref->getDecl() == P);
+    });
+    // The helper gives the argument a new value: what it held is unknown
+    // (a copy, or the memory the helper wraps, stored after this).
+    const auto *Ref = dyn_cast<DeclRefExpr>(ignoreWrappers(Call.getArg(I)));
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (Assigned && V && S.Vars.count(V))
+      S.Vars[V] = makeValue();
+  }
 }
 
 Value MemoryFlow::eval(const Expr *E) {
@@ -753,10 +893,12 @@ std::vector<MemoryEscape> MemoryFlow::run() {
       return;
     }
     if (const auto *Call = dyn_cast<CallExpr>(St))
+      collectHelperWraps(*Call);
+    if (const auto *Call = dyn_cast<CallExpr>(St))
       if (std::optional<LibTorchCall> Wrap = asMemoryWrappingCall(Call))
         if (!passesDeleter(*Wrap))
           if (std::optional<ShortLivedMemory> Memory =
-                  shortLivedMemoryOf(Wrap->Args[0], Fn)) {
+                  pointerMemory(Wrap->Args[0], Fn, 0, Params)) {
             // Strides written: the tensor may be strided, or not.
             bool Strided = false;
             if (Wrap->Args.size() >= 3) {
@@ -881,6 +1023,38 @@ std::optional<ShortLivedMemory> shortLivedMemoryOf(const Expr *Pointer,
 std::vector<MemoryEscape> findMemoryEscapes(const FunctionDecl &Fn,
                                             ASTContext &Ctx) {
   return MemoryFlow(Fn, Ctx).run();
+}
+
+std::vector<ArgumentWrap> argumentWraps(const FunctionDecl &Fn,
+                                        ASTContext &Ctx) {
+  std::vector<ArgumentWrap> Result;
+  auto &InProgress = summarising();
+  if (!Fn.getBody() || InProgress.size() >= 3 || !InProgress.insert(&Fn).second)
+    return Result;
+  for (const MemoryEscape &E : MemoryFlow(Fn, Ctx, /*Params=*/true).run()) {
+    const auto *From = dyn_cast_or_null<ParmVarDecl>(E.Memory.Owner);
+    if (!From || !E.OnlyWrap)
+      continue;
+    int Into = -1;
+    if (E.Kind == MemoryEscapeKind::StoredOutside) {
+      const auto *To = dyn_cast_or_null<ParmVarDecl>(E.Target);
+      if (!To || To->getDeclContext() != &Fn ||
+          !To->getType()->isLValueReferenceType() ||
+          To->getType().getNonReferenceType().isConstQualified())
+        continue;
+      Into = static_cast<int>(To->getFunctionScopeIndex());
+    } else if (E.Kind != MemoryEscapeKind::Returned) {
+      continue;
+    }
+    const CallExpr *Wrap = E.Inner ? E.Inner : E.Wrap;
+    const unsigned FromIndex = From->getFunctionScopeIndex();
+    if (llvm::none_of(Result, [&](const ArgumentWrap &W) {
+          return W.FromParam == FromIndex && W.Into == Into;
+        }))
+      Result.push_back({FromIndex, Into, Wrap});
+  }
+  InProgress.erase(&Fn);
+  return Result;
 }
 
 } // namespace clang::tidy::torch

@@ -80,10 +80,32 @@ struct MemoryEscape {
   const ValueDecl *Target = nullptr;
   /// The escaping value may share the memory of this wrapping call only.
   bool OnlyWrap = true;
+  /// Wrap is a call of a helper of the user's that wraps the memory of its
+  /// argument (argumentWraps): the helper and its wrapping call.
+  const FunctionDecl *Helper = nullptr;
+  const CallExpr *Inner = nullptr;
 };
 
+/// What a function does with the memory its callers hand it (its transfer
+/// function, applied at each call): the tensor a wrapping call makes over the
+/// memory of the reference or pointer parameter FromParam (`const
+/// std::vector<float> &v` with `v.data()`, `const cv::Mat &m` with `m.data`,
+/// `float *p`) is returned (Into = -1) or stored into the non-const
+/// reference parameter Into (an out-parameter). At a call, the argument's
+/// memory is what the tensor wraps, as if the call were the wrapping call.
+struct ArgumentWrap {
+  unsigned FromParam = 0;
+  int Into = -1;
+  /// The wrapping call in the function (or in a helper it calls).
+  const CallExpr *Wrap = nullptr;
+};
+std::vector<ArgumentWrap> argumentWraps(const FunctionDecl &Fn,
+                                        ASTContext &Ctx);
+
 /// Every escape in \p Fn's own body (nested lambdas are functions of their
-/// own), in source order of the escape.
+/// own), in source order of the escape. A call of a function of the user's
+/// that wraps its argument's memory (argumentWraps) counts as a wrapping call
+/// over that argument's memory.
 std::vector<MemoryEscape> findMemoryEscapes(const FunctionDecl &Fn,
                                             ASTContext &Ctx);
 

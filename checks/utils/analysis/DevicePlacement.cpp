@@ -14,11 +14,20 @@ namespace {
 constexpr unsigned MaxDepth = 12;
 
 /// \p E names \p VD itself (through parentheses, implicit casts and
-/// std::move-like temporaries).
+/// std::move-like temporaries), or a local reference bound to it.
 bool names(const Expr *E, const VarDecl &VD) {
   E = E ? E->IgnoreParenImpCasts() : nullptr;
   const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
-  return Ref && Ref->getDecl() == &VD;
+  return Ref && DevicePlacement::aliasTarget(Ref->getDecl()) == &VD;
+}
+
+/// The local reference variable \p VD binds to a name (`auto &x_ref = x;`).
+const VarDecl *boundName(const VarDecl &VD) {
+  if (!VD.getType()->isLValueReferenceType() || !VD.hasLocalStorage() ||
+      isa<ParmVarDecl>(VD) || !VD.getInit())
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(VD.getInit()->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
 }
 
 /// The field of \p VD that \p E names (`batch.data`), or null.
@@ -49,8 +58,9 @@ const CXXRecordDecl *recordOfExpr(const Expr *E) {
 /// bodies included).
 class DefinitionCollector {
 public:
-  DefinitionCollector(const VarDecl &VD, DevicePlacement::Definitions &Out)
-      : VD(VD), Out(Out) {}
+  DefinitionCollector(const VarDecl &VD, DevicePlacement::Definitions &Out,
+                      DevicePlacement &Placement)
+      : VD(VD), Out(Out), Placement(Placement) {}
 
   void collect(const Stmt *Body) {
     forEachStmt(Body, [&](const Stmt &S) {
@@ -89,7 +99,8 @@ private:
       for (const Decl *D : DS->decls())
         if (const auto *Other = dyn_cast<VarDecl>(D))
           if (Other != &VD && bindsMutably(Other->getType()) &&
-              Other->getInit() && mentions(Other->getInit()))
+              Other->getInit() && mentions(Other->getInit()) &&
+              DevicePlacement::aliasTarget(Other) != &VD)
             write(Other->getInit(), Change::Unknown); // A mutable alias.
       return;
     }
@@ -171,15 +182,36 @@ private:
           (FD && isLibTorchFunction(FD)) || asLibTorchCall(&Call))
         continue;
       const unsigned Param = MemberOperator ? I - 1 : I;
-      // An unresolved callee may take it by reference.
+      // An unresolved callee may take it by reference; a function of the
+      // user's that never assigns the parameter (in-place tensor methods keep
+      // the device) leaves it where it was.
       if (!FD || (Param < FD->getNumParams() &&
-                  bindsMutably(FD->getParamDecl(Param)->getType())))
+                  bindsMutably(FD->getParamDecl(Param)->getType()) &&
+                  !keepsDevice(*FD, Param)))
         write(Arg, Change::Unknown);
     }
   }
 
+  /// True if \p FD's definition, in the user's code, leaves its tensor
+  /// parameter \p Param on its device: it neither assigns it nor hands it on
+  /// to what may.
+  bool keepsDevice(const FunctionDecl &FD, unsigned Param) {
+    if (!IsTensor)
+      return false;
+    const FunctionDecl *Def = FD.getDefinition();
+    if (!Def || !Def->getBody() || Param >= Def->getNumParams() ||
+        Def->isTemplated())
+      return false;
+    const ParmVarDecl *P = Def->getParamDecl(Param);
+    if (!isTensorType(P->getType()))
+      return false;
+    const DevicePlacement::Definitions &D = Placement.definitionsOf(*P);
+    return D.Known && D.Param && D.Values.empty() && D.Loads.empty();
+  }
+
   const VarDecl &VD;
   DevicePlacement::Definitions &Out;
+  DevicePlacement &Placement;
   const bool IsTensor = isTensorType(VD.getType());
 };
 
@@ -234,29 +266,49 @@ bool inLibTorchNamespace(const Decl *D) {
 
 } // namespace
 
+const ValueDecl *DevicePlacement::aliasTarget(const ValueDecl *D) {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const auto *VD = dyn_cast_or_null<VarDecl>(D);
+    const VarDecl *Target = VD ? boundName(*VD) : nullptr;
+    if (!Target)
+      return D;
+    D = Target;
+  }
+  return D;
+}
+
 const DevicePlacement::Definitions &
 DevicePlacement::definitionsOf(const VarDecl &VD) {
   auto It = Defs.find(&VD);
   if (It != Defs.end())
-    return It->second;
-  Definitions Result;
+    return *It->second;
+  auto Result = std::make_unique<Definitions>();
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD.getParentFunctionOrMethod());
+  const bool Param = isa<ParmVarDecl>(VD);
   // The function whose body holds the variable: a lambda's variables live in
   // the body of the function that contains the lambda too.
-  if (Fn && Fn->getBody() && VD.hasLocalStorage() && !isa<ParmVarDecl>(VD)) {
-    Result.Known = true;
-    const Expr *Init = VD.getInit();
+  if (Fn && Fn->getBody() && VD.hasLocalStorage() &&
+      !(Param && Collecting.contains(&VD))) {
+    Result->Known = true;
+    Result->Param = Param;
+    const Expr *Init = Param ? nullptr : VD.getInit();
     if (Init && !VD.isCXXForRangeDecl()) {
       const auto *Construct =
           dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
       // `torch::Tensor x;` holds no tensor yet.
       if (!Construct || Construct->getNumArgs() != 0)
-        Result.Values.push_back(Init);
+        Result->Values.push_back(Init);
     }
-    DefinitionCollector(VD, Result).collect(Fn->getBody());
+    // A parameter's function may be called, directly or not, from its own
+    // body: while collecting, its parameters are unknown.
+    if (Param)
+      Collecting.insert(&VD);
+    DefinitionCollector(VD, *Result, *this).collect(Fn->getBody());
+    if (Param)
+      Collecting.erase(&VD);
   }
-  return Defs[&VD] = std::move(Result);
+  return *(Defs[&VD] = std::move(Result));
 }
 
 const Expr *DevicePlacement::cpuOrigin(const Expr *E) {
@@ -265,13 +317,46 @@ const Expr *DevicePlacement::cpuOrigin(const Expr *E) {
   return P.Cpu ? P.Origin : nullptr;
 }
 
+const Expr *DevicePlacement::cpuOriginAtCall(const Expr *E,
+                                             llvm::ArrayRef<ParamFact> Given,
+                                             const ParmVarDecl *&UsedParam) {
+  Visiting.clear();
+  Facts.clear();
+  UsedFact = nullptr;
+  for (const ParamFact &F : Given)
+    Facts[F.Param] = F.Origin;
+  Placement P = placement(E, 0);
+  Facts.clear();
+  UsedParam = P.Cpu ? UsedFact : nullptr;
+  UsedFact = nullptr;
+  return P.Cpu ? P.Origin : nullptr;
+}
+
+bool DevicePlacement::movesModule(const ValueDecl &Module,
+                                  const FunctionDecl &Fn) {
+  bool Moves = false;
+  forEachStmt(Fn.getBody(), [&](const Stmt &S) {
+    const auto *Call = dyn_cast<CallExpr>(&S);
+    if (!Call || Moves)
+      return;
+    if (moduleMoveDevice(*Call) &&
+        aliasTarget(moduleObjectEntity(callObject(*Call))) == &Module)
+      Moves = true;
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+             Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+             aliasTarget(namedEntity(*Op->getArg(0))) == &Module)
+      Moves = true;
+  });
+  return Moves;
+}
+
 DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
                                                       unsigned Depth) {
   E = E ? stripImplicit(E) : nullptr;
   if (!E || Depth > MaxDepth || E->isTypeDependent())
     return {};
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    const auto *VD = dyn_cast<VarDecl>(aliasTarget(Ref->getDecl()));
     return VD && isTensorType(VD->getType()) ? variablePlacement(*VD, Depth)
                                              : Placement{};
   }
@@ -305,10 +390,19 @@ DevicePlacement::variablePlacement(const VarDecl &VD, unsigned Depth) {
   if (Visiting.contains(&VD))
     return {true, nullptr}; // `x = x.view(...)`: as x's other definitions.
   const Definitions &D = definitionsOf(VD);
-  if (!D.Known || (D.Values.empty() && D.Loads.empty()))
-    return {};
-  Visiting.insert(&VD);
   Placement Result{true, nullptr};
+  if (D.Known && D.Param) {
+    // On entry, what the caller handed over: known only at a call.
+    const auto *Param = cast<ParmVarDecl>(&VD);
+    auto Fact = Facts.find(Param);
+    if (Fact == Facts.end() || !Fact->second)
+      return {};
+    Result.Origin = Fact->second;
+    UsedFact = Param;
+  } else if (!D.Known || (D.Values.empty() && D.Loads.empty())) {
+    return {};
+  }
+  Visiting.insert(&VD);
   for (const Expr *Value : D.Values) {
     Placement P = placement(Value, Depth + 1);
     if (!P.Cpu) {
@@ -562,7 +656,8 @@ DevicePlacement::moduleDeviceAt(const ValueDecl &Module, const Stmt &Use,
     forEachStmt(Body, [&](const Stmt &S) {
       if (const auto *Call = dyn_cast<CallExpr>(&S)) {
         if (const Expr *Device = moduleMoveDevice(*Call);
-            Device && moduleObjectEntity(callObject(*Call)) == &Module)
+            Device &&
+            aliasTarget(moduleObjectEntity(callObject(*Call))) == &Module)
           Consider(Call, Device, Ordered);
         return;
       }
@@ -577,7 +672,7 @@ DevicePlacement::moduleDeviceAt(const ValueDecl &Module, const Stmt &Use,
           if (D == &Module)
             Value = cast<VarDecl>(D)->getInit();
       }
-      if (Target && namedEntity(*Target) != &Module)
+      if (Target && aliasTarget(namedEntity(*Target)) != &Module)
         return;
       const auto *Load = dyn_cast_or_null<CallExpr>(
           Value ? stripImplicit(Value) : nullptr);
@@ -612,11 +707,11 @@ const CallExpr *DevicePlacement::forwardOrigin(const Expr *E) {
     if (!E)
       return nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+      const auto *VD = dyn_cast<VarDecl>(aliasTarget(Ref->getDecl()));
       if (!VD)
         return nullptr;
       const Definitions &D = definitionsOf(*VD);
-      if (!D.Known || D.Values.size() != 1 || !D.Loads.empty())
+      if (!D.Known || D.Param || D.Values.size() != 1 || !D.Loads.empty())
         return nullptr;
       E = D.Values.front();
       continue;

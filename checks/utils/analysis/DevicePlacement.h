@@ -30,6 +30,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -64,6 +66,30 @@ public:
   std::optional<Move> moduleDeviceAt(const ValueDecl &Module, const Stmt &Use,
                                      const FunctionDecl &Fn);
 
+  /// The variable a local reference names, through chains of references
+  /// (`auto &x_ref = x;` is x); \p D itself otherwise.
+  static const ValueDecl *aliasTarget(const ValueDecl *D);
+
+  /// What the caller knows of one parameter of the function being evaluated
+  /// at a call: the tensor argument is on the CPU, made there by Origin (an
+  /// expression of the caller).
+  struct ParamFact {
+    const ParmVarDecl *Param = nullptr;
+    const Expr *Origin = nullptr;
+  };
+
+  /// cpuOrigin, for an expression of a callee evaluated at one call: its
+  /// tensor parameters are on the CPU where \p Facts says so (and unknown
+  /// otherwise), as long as the callee does not assign them. \p UsedParam is
+  /// set to the parameter whose fact the answer rests on (null when it rests
+  /// on the callee's own tensors only).
+  const Expr *cpuOriginAtCall(const Expr *E, llvm::ArrayRef<ParamFact> Facts,
+                              const ParmVarDecl *&UsedParam);
+
+  /// True if \p Fn (or a lambda in it) puts \p Module on a device
+  /// (`m->to(d)`) or replaces it with a loaded module.
+  bool movesModule(const ValueDecl &Module, const FunctionDecl &Fn);
+
   /// The module forward (not a loss) whose output \p E is, through local
   /// variables with one definition and operations that keep their operand's
   /// device; null if none.
@@ -82,6 +108,9 @@ public:
     /// Fields of it written (`batch.data = ...`) or passed on by non-const
     /// reference.
     llvm::SmallPtrSet<const ValueDecl *, 2> WrittenFields;
+    /// A parameter: its value on entry comes from the caller (Values holds
+    /// what the function assigns to it).
+    bool Param = false;
   };
   const Definitions &definitionsOf(const VarDecl &VD);
 
@@ -104,8 +133,14 @@ private:
   bool isLoaderBatchField(const Expr *E);
 
   ASTContext &Ctx;
-  llvm::DenseMap<const VarDecl *, Definitions> Defs;
+  // Held by pointer: a definition is read while others are computed.
+  llvm::DenseMap<const VarDecl *, std::unique_ptr<Definitions>> Defs;
   llvm::SmallPtrSet<const VarDecl *, 4> Visiting;
+  /// Parameters whose definitions are being collected (recursion).
+  llvm::SmallPtrSet<const VarDecl *, 4> Collecting;
+  /// The caller's facts while cpuOriginAtCall runs.
+  llvm::DenseMap<const ParmVarDecl *, const Expr *> Facts;
+  const ParmVarDecl *UsedFact = nullptr;
 };
 
 } // namespace clang::tidy::torch
