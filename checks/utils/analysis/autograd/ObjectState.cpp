@@ -161,6 +161,10 @@ const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
 }
 
 const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
+  // Not in a template's pattern: its types and members are not settled (a
+  // class template's member functions, fuzz/mutants-sample's template_class).
+  if (Fn.isDependentContext() || E.isInstantiationDependent())
+    return nullptr;
   const QualType T = E.getType().getNonReferenceType();
   if (T.isNull() || T->isDependentType() || !isTensorType(T))
     return nullptr;
@@ -172,7 +176,7 @@ const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
     return nullptr;
   const VarDecl *Root = Path->Root;
   const QualType RootType = Root->getType();
-  if (!isLocal(Root) || RootType->isReferenceType() ||
+  if (RootType.isNull() || !isLocal(Root) || RootType->isReferenceType() ||
       RootType->isDependentType() || !RootType->isRecordType() ||
       isTensorType(RootType) || isTensorListType(RootType))
     return nullptr;
