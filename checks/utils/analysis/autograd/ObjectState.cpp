@@ -163,7 +163,9 @@ const VarDecl *AutogradFlowBuilder::localFieldStandin(const Expr *E) const {
 const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
   // Not in a template's pattern: its types and members are not settled (a
   // class template's member functions, fuzz/mutants-sample's template_class).
-  if (Fn.isDependentContext() || E.isInstantiationDependent())
+  // Nor in code clang could not make sense of (error recovery).
+  if (Fn.isDependentContext() || E.isInstantiationDependent() ||
+      E.containsErrors() || E.getType().isNull())
     return nullptr;
   const QualType T = E.getType().getNonReferenceType();
   if (T.isNull() || T->isDependentType() || !isTensorType(T))
