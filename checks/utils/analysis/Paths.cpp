@@ -58,7 +58,8 @@ const CFGBlock *BodyPaths::headerOf(const Stmt &Loop) {
 
 llvm::DenseSet<const CFGBlock *>
 BodyPaths::forward(const CFGBlock *Start, bool Inclusive,
-                   const CFGBlock *Header, bool *ReachedHeader) {
+                   const CFGBlock *Header, bool *ReachedHeader,
+                   llvm::function_ref<bool(const CFGBlock *)> Blocked) {
   llvm::DenseSet<const CFGBlock *> Seen;
   llvm::SmallVector<const CFGBlock *, 16> Work;
   auto Push = [&](const CFGBlock *B) {
@@ -69,7 +70,7 @@ BodyPaths::forward(const CFGBlock *Start, bool Inclusive,
         *ReachedHeader = true;
       return;
     }
-    if (Seen.insert(B).second)
+    if ((!Blocked || !Blocked(B)) && Seen.insert(B).second)
       Work.push_back(B);
   };
   if (Inclusive)
@@ -175,38 +176,13 @@ std::optional<bool> BodyPaths::iterationRunsWithout(
           return true;
     return false;
   };
-  auto Reach = [&](const CFGBlock *Start, bool Inclusive, bool &ReachedHeader) {
-    llvm::DenseSet<const CFGBlock *> Seen;
-    llvm::SmallVector<const CFGBlock *, 16> Work;
-    auto Push = [&](const CFGBlock *B) {
-      if (!B)
-        return;
-      if (B == Header) {
-        ReachedHeader = true;
-        return;
-      }
-      if (!Blocked(B) && Seen.insert(B).second)
-        Work.push_back(B);
-    };
-    if (Inclusive)
-      Push(Start);
-    else
-      for (const CFGBlock::AdjacentBlock &Succ : Start->succs())
-        Push(Succ.getReachableBlock());
-    while (!Work.empty()) {
-      const CFGBlock *B = Work.pop_back_val();
-      for (const CFGBlock::AdjacentBlock &Succ : B->succs())
-        Push(Succ.getReachableBlock());
-    }
-    return Seen;
-  };
   if (PT->Block == Header || Blocked(PT->Block))
     return false;
-  bool Ignored = false;
-  if (!Reach(Entry, /*Inclusive=*/true, Ignored).contains(PT->Block))
+  if (!forward(Entry, /*Inclusive=*/true, Header, nullptr, Blocked)
+           .contains(PT->Block))
     return false;
   bool Ends = false;
-  Reach(PT->Block, /*Inclusive=*/false, Ends);
+  forward(PT->Block, /*Inclusive=*/false, Header, &Ends, Blocked);
   return Ends;
 }
 

@@ -82,12 +82,14 @@ private:
   /// The block whose terminator is \p Loop.
   const CFGBlock *headerOf(const Stmt &Loop);
   /// Blocks reached from \p Start's successors (or from \p Start itself when
-  /// \p Inclusive) without entering \p Header; \p ReachedHeader is set when
-  /// a path arrives at it.
+  /// \p Inclusive) without entering \p Header nor any block for which
+  /// \p Blocked holds; \p ReachedHeader is set when a path arrives at it.
   llvm::DenseSet<const CFGBlock *> forward(const CFGBlock *Start,
                                            bool Inclusive,
                                            const CFGBlock *Header,
-                                           bool *ReachedHeader = nullptr);
+                                           bool *ReachedHeader = nullptr,
+                                           llvm::function_ref<bool(const CFGBlock *)>
+                                               Blocked = {});
   /// Can a path from position \p P reach the header (end the iteration)?
   bool endsIteration(Position P, const CFGBlock *Header);
 
