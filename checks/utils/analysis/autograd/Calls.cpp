@@ -73,8 +73,13 @@ bool keepsEvidence(const CallExpr &Call) {
     case OO_Minus:
     case OO_Star:
     case OO_Slash:
-    case OO_Subscript:
       return isTensorType(Op->getType());
+    case OO_Subscript:
+      // `t[0]` of a tensor, `v[i]` of a container of tensors at any depth
+      // (`layers[l][t]`): an element of the value.
+      return isTensorType(Op->getType()) ||
+             (Op->getNumArgs() == 2 && isTensorValued(Op->getType()) &&
+              isTensorValued(Op->getArg(0)->getType()));
     default:
       return false;
     }
@@ -92,6 +97,15 @@ bool keepsEvidence(const CallExpr &Call) {
               M->getParent()->getParent());
           Dict && Dict->getQualifiedNameAsString() == "torch::OrderedDict")
         return true;
+  // `m.at("loss")`, `v.front()`, `q.back()` of a standard container holding
+  // tensors: an element of the value.
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    if (const CXXMethodDecl *M = Member->getMethodDecl();
+        M && M->getIdentifier() && M->getParent()->isInStdNamespace() &&
+        llvm::is_contained({"at", "front", "back"}, M->getName()) &&
+        isTensorValued(Call.getType()) &&
+        isTensorValued(Member->getImplicitObjectArgument()->getType()))
+      return true;
   // std::get<I>(tuple) of a tuple of tensors: an element of the value; and
   // std::make_pair / std::make_tuple of tensors: the elements as a whole.
   if (const FunctionDecl *F = Call.getDirectCallee();

@@ -50,9 +50,19 @@ bool isTensorValued(QualType T) {
   if (Name == "std::initializer_list" && Args.size() == 1 &&
       Args[0].getKind() == TemplateArgument::Type)
     return isTensorType(Args[0].getAsType()) ||
-           (!isTensorListType(Args[0].getAsType()) &&
-            Args[0].getAsType()->getAsCXXRecordDecl() &&
+           (Args[0].getAsType()->getAsCXXRecordDecl() &&
             isTensorValued(Args[0].getAsType()));
+  // Sequences of anything that holds tensors, at any depth: a vector of
+  // vectors (per-layer lists of activations), a deque of transitions held as
+  // pairs, an array of tensor lists. One weak location, like a vector of
+  // tensors (isTensorListType): what any element carries, the whole carries.
+  if ((Name == "std::vector" || Name == "std::__1::vector" ||
+       Name == "std::deque" || Name == "std::__1::deque" ||
+       Name == "std::list" || Name == "std::__1::list" ||
+       Name == "std::array" || Name == "std::__1::array") &&
+      Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+      !Args[0].getAsType()->isDependentType())
+    return isTensorValued(Args[0].getAsType());
   // What recurrent modules return and take: std::tuple<Tensor,
   // std::tuple<Tensor, Tensor>> (LSTM), std::pair of tensors. The tuple is
   // one value: what any element carries, the whole carries.
@@ -240,8 +250,10 @@ bool isTransparent(const Expr &E) {
 /// its evidence as it is (it is not one tensor, so not Same as any).
 bool isTensorAggregate(const Expr &E) {
   QualType T = E.getType();
+  // A record, or the array a braced list of records is (`{{"loss", l}}`
+  // building a map's entries).
   if (!isTensorValued(T) || T->isDependentType() || isTensorType(T) ||
-      isTensorListType(T) || !T->getAsCXXRecordDecl())
+      isTensorListType(T) || (!T->getAsCXXRecordDecl() && !T->isArrayType()))
     return false;
   // Its elements: tensors, and host values beside them (the key of a named
   // loss, `{"box", box_loss}`).
@@ -356,8 +368,18 @@ Value AutogradFlowBuilder::visit(const Stmt *St) {
   if (!E || isa<LambdaExpr>(E) || isa<BlockExpr>(E))
     return {};
   Value V = visitExpr(*E);
-  if (Reporting && (V.History != HistoryEvidence::None || V.Backpropagated))
+  if (Reporting && (V.History != HistoryEvidence::None || V.Backpropagated)) {
     Out.ExprEvidence[E] = {V.History, V.Backpropagated};
+    // A field or element read through an implicit conversion (`total +=
+    // box.first` binds `box.first` to a const reference): the stand-in's value
+    // is taken at the conversion and the member below it is never visited on
+    // its own, yet a check asks about the member as written. Same object,
+    // same evidence.
+    const Expr *Inner = E->IgnoreParenImpCasts();
+    if (Inner != E && isTensorType(Inner->getType().getNonReferenceType()))
+      Out.ExprEvidence.try_emplace(Inner, AutogradFlow::Evidence{
+                                              V.History, V.Backpropagated});
+  }
   return V;
 }
 
