@@ -1,6 +1,7 @@
 //===--- BoundaryGuard.cpp - is a value kept away from a boundary? --------===//
 
 #include "utils/analysis/BoundaryGuard.h"
+#include "utils/analysis/PathValues.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "utils/libtorch/OpTable.h"
@@ -557,6 +558,12 @@ bool BoundaryAnalysis::fromData(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth)
     return false;
+  // A field or element of a local: what is stored there (PathValues.h).
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E))
+      return llvm::any_of(Stored->Values, [&](const Expr *V) {
+        return fromData(V, Depth + 1);
+      });
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     if (!VD || !isTensorTyped(E))
@@ -596,6 +603,12 @@ bool BoundaryAnalysis::computedHere(const Expr *E, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth || !isTensorTyped(E))
     return false;
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E))
+      return !Stored->Values.empty() &&
+             llvm::all_of(Stored->Values, [&](const Expr *V) {
+               return computedHere(V, Depth + 1);
+             });
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
@@ -704,6 +717,16 @@ bool BoundaryAnalysis::mayHaveHistory(const Expr *E, unsigned Depth,
           return true;
     return false;
   };
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E)) {
+      if (Stored->Values.empty())
+        return true; // No value visible.
+      for (const Expr *V : Stored->Values)
+        if (Seen.insert(V).second &&
+            mayHaveHistory(V, Depth + 1, Budget, Seen))
+          return true;
+      return false;
+    }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     if (!VD) // A structured binding may hold anything; a function does not.
@@ -778,6 +801,18 @@ DenominatorInfo BoundaryAnalysis::denominator(const Expr *E) {
 /// Follows a reference to a local variable to its definitions.
 llvm::SmallVector<const Expr *, 2>
 BoundaryAnalysis::followVariable(const Expr *E, const VarDecl *&Through) {
+  // A field or element of a local (`box.f`, `terms[0]`, `std::get<1>(t)`):
+  // every value stored there (PathValues.h), flow-insensitively.
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E)) {
+      llvm::SmallVector<const Expr *, 2> Defs;
+      for (const Expr *V : Stored->Values)
+        if (!Visiting.count(stripImplicit(V)) && !Visiting.count(V))
+          Defs.push_back(stripImplicit(V));
+      if (!Defs.empty())
+        Through = Stored->Path.Root;
+      return Defs;
+    }
   // The first element of an operation that returns a tuple described by its
   // first element: `auto [var, mean] = torch::var_mean(x);`,
   // `std::get<0>(torch::std_mean(x))`. Other elements stay unknown.
@@ -827,8 +862,13 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   if (std::optional<Arithmetic> A = asArithmetic(E))
     return zeroArithmetic(A->Op, A->LHS, A->RHS, Depth);
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E))
-    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2)
+    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2) {
+      // An element of a local container whose stored values are known:
+      // those values; else the container as a whole.
+      if (!isTensorTyped(OC->getArg(0)) && valuesOfPath(*E))
+        return zeroVariable(E, Depth);
       return zero(OC->getArg(0), Depth + 1);
+    }
   if (std::optional<LibTorchCall> C = asLibTorchCall(E))
     return zeroOperation(*C, Depth);
   return zeroVariable(E, Depth);

@@ -1,6 +1,7 @@
 //===--- DevicePlacement.cpp - where tensors and modules live -------------===//
 
 #include "utils/analysis/DevicePlacement.h"
+#include "utils/analysis/PathValues.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
@@ -362,6 +363,11 @@ DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
   }
   if (isLoaderBatchField(E))
     return {true, E};
+  // A field or element of a local (`box.f`, `inputs[0]`, `std::get<1>(t)`):
+  // as a variable, through every value stored there (PathValues.h).
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E))
+      return allOnCpu(Stored->Values, Depth);
   if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
     Placement T = placement(Cond->getTrueExpr(), Depth + 1);
     Placement F = placement(Cond->getFalseExpr(), Depth + 1);
