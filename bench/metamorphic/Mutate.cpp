@@ -1105,7 +1105,10 @@ bool Mutator::loops(bool While) {
         if (isa<DecompositionDecl>(LV))
           Decl = rewritten(SourceRange(LV->getBeginLoc(), RF->getColonLoc().getLocWithOffset(-1)));
         std::string Range = rewritten(RF->getRangeInit()->getSourceRange());
-        std::string Body = rewritten(SourceRange(RF->getBody()->getBeginLoc(), stmtEnd(RF->getBody())));
+        // A body's last line keeps its trailing comment (an expectation marker)
+        // inside the new loop, not after the braces this adds.
+        std::string Body = rewritten(
+            withTrailingComment(SourceRange(RF->getBody()->getBeginLoc(), stmtEnd(RF->getBody()))));
         std::string N = std::to_string(++Counter);
         std::string It = "tt_it" + N, R = "tt_range" + N;
         std::string Text;
@@ -1122,7 +1125,7 @@ bool Mutator::loops(bool While) {
           Text = "{\n  auto &&" + R + " = " + Range + ";\n  for (auto " + It + " = " + R + ".begin(); " + It +
                  " != " + R + ".end(); ++" + It + ") {\n    " + Decl + " = *" + It + ";\n    " + Body +
                  "\n  }\n  }";
-        RW.ReplaceText(RF->getSourceRange(), Text);
+        RW.ReplaceText(withTrailingComment(SourceRange(RF->getBeginLoc(), stmtEnd(RF->getBody()))), Text);
         Changed = true;
         break; // one loop per unit: nested rewrites would overlap
       }
@@ -1147,9 +1150,11 @@ bool Mutator::loops(bool While) {
         if (!isa<DeclStmt>(F->getInit()))
           Init += ";";
         std::string Text = "{\n  " + Init + "\n  while (" + rewritten(F->getCond()->getSourceRange()) +
-                           ") {\n    " + rewritten(SourceRange(F->getBody()->getBeginLoc(), stmtEnd(F->getBody()))) + "\n    " +
-                           rewritten(F->getInc()->getSourceRange()) + ";\n  }\n  }";
-        RW.ReplaceText(F->getSourceRange(), Text);
+                           ") {\n    " +
+                           rewritten(withTrailingComment(
+                               SourceRange(F->getBody()->getBeginLoc(), stmtEnd(F->getBody())))) +
+                           "\n    " + rewritten(F->getInc()->getSourceRange()) + ";\n  }\n  }";
+        RW.ReplaceText(withTrailingComment(SourceRange(F->getBeginLoc(), stmtEnd(F->getBody()))), Text);
         Changed = true;
         break;
       }
