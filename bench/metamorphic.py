@@ -5,6 +5,8 @@ Usage:
   bench/metamorphic.py --tool build/bin/torch-tidy --cases DIR|FILE [--cases ...]
                        [--only CHECK] [--transforms T1,T2] [--json OUT] [--table OUT.md]
                        [-j N] [--min-kept P --min-silent P]
+  bench/metamorphic.py --tool build/bin/torch-tidy --cases DIR|FILE --baseline-only
+                       [--only CHECK] [--json OUT] [-j N]
 
 Cases are C++ files of two kinds:
   * lit tests of test/checks (a `// RUN: %check_torch_tidy %s CHECKS %t -- -- ARGS` line
@@ -25,6 +27,12 @@ rewriter marks the units it changed. Scored per check and per transformation:
     that stay silent in the variant.
 A variant that does not compile is counted as invalid and not scored (the rewriter's
 failure, not the checks').
+
+With --baseline-only, no variant is made (the rewriter is not needed): torch-tidy runs on
+each unchanged case, and each check is scored by expectations found / expected (a warning
+of that check on the marked line) and false positives (a warning of a torch-* check on a
+line with no expectation for that check); each miss and each false positive is listed as
+file:line check.
 
 Exit status: 0; 1 when --min-kept/--min-silent are given and not met, or on a crash of
 torch-tidy; 2 on bad arguments.
@@ -363,6 +371,98 @@ def score(base, var):
     return out
 
 
+def baseline_one(args, case):
+    """The unchanged case through torch-tidy: its diagnostics, or why there are none."""
+    diags, errors, crashed, cmd = run_tidy(args.tool, case, case.path, case.checks)
+    res = {"case": os.path.relpath(case.path, ROOT), "checks": case.checks, "command": cmd,
+           "expectations": case.expectations}
+    if crashed:
+        res["status"] = "crash"
+    elif errors:
+        res["status"] = "invalid"
+        res["detail"] = errors[:3]
+    else:
+        res["status"] = "ok"
+        res["diags"] = diags
+    return res
+
+
+def baseline_only(a, cases):
+    """--baseline-only: per check, expectations found / expected and false positives."""
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
+        results = list(ex.map(lambda c: baseline_one(a, c), cases))
+    elapsed = time.time() - started
+    table = {}  # check -> counts
+    misses, noisy, details = [], [], []
+
+    def slot(check):
+        return table.setdefault(check, {"expected": 0, "found": 0, "fp": 0})
+    for r in results:
+        for check in r["checks"]:
+            if not check.endswith("*"):
+                slot(check)
+        if r["status"] != "ok":
+            details.append(r)
+            for line, check in r["expectations"]:
+                slot(check)["expected"] += 1
+                misses.append((r["case"], line, check, r["status"]))
+            continue
+        got = set(r["diags"])
+        want = set(r["expectations"])
+        for line, check in sorted(want):
+            s = slot(check)
+            s["expected"] += 1
+            if (line, check) in got:
+                s["found"] += 1
+            else:
+                misses.append((r["case"], line, check, ""))
+        for line, check in sorted(got - want):
+            slot(check)["fp"] += 1
+            noisy.append((r["case"], line, check))
+
+    def pct(n, d):
+        return "%.1f %%" % (100.0 * n / d) if d else "-"
+    tot = {"expected": 0, "found": 0, "fp": 0}
+    lines = ["| check | found / expected | false positives |", "| --- | ---: | ---: |"]
+    for check in sorted(table):
+        row = table[check]
+        for k in tot:
+            tot[k] += row[k]
+        lines.append("| %s | %d/%d (%s) | %d |" % (
+            check, row["found"], row["expected"], pct(row["found"], row["expected"]), row["fp"]))
+    lines.append("| **all** | **%d/%d (%s)** | **%d** |" % (
+        tot["found"], tot["expected"], pct(tot["found"], tot["expected"]), tot["fp"]))
+    status = {}
+    for r in results:
+        status[r["status"]] = status.get(r["status"], 0) + 1
+    negative = sum(1 for c in cases if not c.expectations)
+    summary = "%d cases (%d without expectations), baseline only (%s); %.0f s with -j %d" % (
+        len(cases), negative, ", ".join("%s %d" % kv for kv in sorted(status.items())),
+        elapsed, a.j)
+    print("\n".join(lines))
+    print()
+    print(summary)
+    print()
+    for case, line, check, why in misses:
+        print("miss: %s:%d %s%s" % (case, line, check, "  (%s)" % why if why else ""))
+    for case, line, check in noisy:
+        print("false positive: %s:%d %s" % (case, line, check))
+    for r in details:
+        print("%s: %s %s" % (r["status"], r["case"], " | ".join(r.get("detail", []))), file=sys.stderr)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"summary": summary, "table": table, "total": tot, "status": status,
+                       "misses": misses, "false_positives": noisy, "results": results}, f,
+                      indent=1)
+    crashes = [r for r in results if r["status"] == "crash"]
+    if crashes:
+        print("torch-tidy crashed on %d case(s): %s" % (
+            len(crashes), ", ".join(r["case"] for r in crashes)), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tool", required=True, help="torch-tidy binary")
@@ -377,9 +477,16 @@ def main():
     ap.add_argument("--min-kept", type=float, help="fail below this %% of positives kept")
     ap.add_argument("--min-silent", type=float, help="fail below this %% of negatives silent")
     ap.add_argument("--show-lost", action="store_true", help="list each lost positive and noisy negative")
+    ap.add_argument("--baseline-only", action="store_true",
+                    help="run only the unchanged cases: per check, expectations found and false positives")
     a = ap.parse_args()
     if not os.access(a.tool, os.X_OK):
         die("--tool %s is not an executable" % a.tool)
+    if a.baseline_only:
+        cases = load_cases(a.cases, a.only)
+        if not cases:
+            die("no cases found")
+        return baseline_only(a, cases)
     a.mutator = a.mutator or os.path.join(os.path.dirname(a.tool), "torch-tidy-mutate")
     if not os.access(a.mutator, os.X_OK):
         die("no rewriter at %s (build the torch-tidy-mutate target, or give --mutator)" % a.mutator)
