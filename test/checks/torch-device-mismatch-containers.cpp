@@ -63,6 +63,23 @@ void tuple_element(torch::Device device) {
   // CHECK-FIXES: model->forward(std::get<0>(example).to(device));
 }
 
+// A list filled with CPU tensors, stacked whole or walked by a range-for.
+void stacked_list(torch::Device device, const std::vector<std::vector<float>> &rows) {
+  Net model;
+  model->to(device);
+  std::vector<torch::Tensor> tensors;
+  for (const auto &r : rows)
+    tensors.push_back(torch::tensor(r));
+  auto batch = torch::stack(tensors);
+  model->forward(batch);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor created on the CPU is passed to module 'model'
+  // CHECK-FIXES: model->forward(batch.to(device));
+  for (const auto &t : tensors)
+    model->forward(t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: tensor created on the CPU is passed to module 'model'
+  // CHECK-FIXES: model->forward(t.to(device));
+}
+
 // --- Negative --------------------------------------------------------------
 
 // One of the values stored is moved to the device.
@@ -101,4 +118,13 @@ void filled_elsewhere(torch::Device device) {
   std::vector<torch::Tensor> inputs{torch::zeros({2, 3})};
   fill(inputs, device);
   model->forward(inputs[0]);
+}
+
+// A list with one element on the device, stacked whole.
+void stacked_mixed(torch::Device device, torch::Tensor x) {
+  Net model;
+  model->to(device);
+  std::vector<torch::Tensor> tensors{torch::zeros({3})};
+  tensors.push_back(x.to(device));
+  model->forward(torch::stack(tensors));
 }

@@ -69,6 +69,26 @@ void deque_front(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tenso
   }
 }
 
+// Map entries walked by a range-for: `kv.second` is an element of the map.
+void map_entries_walked(Net &net, torch::optim::SGD &opt, torch::Tensor x, torch::Tensor y,
+                        std::map<std::string, torch::Tensor> &totals) {
+  for (int i = 0; i < 10; ++i) {
+    std::map<std::string, torch::Tensor> losses;
+    losses["mse"] = torch::mse_loss(net.forward(x), y);
+    losses["l1"] = torch::mse_loss(net.forward(x), y * 2);
+    auto loss = torch::zeros({});
+    for (auto &kv : losses)
+      loss = loss + kv.second;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    for (auto &kv : losses)
+      totals[kv.first] += kv.second;
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: tensor with autograd history accumulated into 'totals' {{.*}} [torch-loss-accumulated-without-item]
+    // CHECK-FIXES: totals[kv.first] += kv.second.detach();
+  }
+}
+
 // --- Negative --------------------------------------------------------------
 
 // The element is detached before it goes into the container.

@@ -250,8 +250,8 @@ void collectTensors(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out,
   }
   if (E->isTypeDependent())
     Dependent = true;
-  else if (isTensorType(E->getType()))
-    Out.push_back(E);
+  else if (isTensorType(E->getType()) || isTensorListType(E->getType()))
+    Out.push_back(E); // A list taken whole: placement() reads its elements.
 }
 
 /// True if \p D is declared in namespace at, c10 or torch (or one nested in
@@ -358,8 +358,14 @@ DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
     return {};
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(aliasTarget(Ref->getDecl()));
-    return VD && isTensorType(VD->getType()) ? variablePlacement(*VD, Depth)
-                                             : Placement{};
+    if (VD && isTensorType(VD->getType()))
+      return variablePlacement(*VD, Depth);
+    // A local list of tensors taken whole (`torch::stack(tensors)`,
+    // `torch::cat(parts)`): every element stored in it.
+    if (VD && isTensorListType(VD->getType()))
+      if (std::optional<PathValues> Stored = valuesOfElements(*VD))
+        return allOnCpu(Stored->Values, Depth);
+    return {};
   }
   if (isLoaderBatchField(E))
     return {true, E};
@@ -405,6 +411,20 @@ DevicePlacement::variablePlacement(const VarDecl &VD, unsigned Depth) {
       return {};
     Result.Origin = Fact->second;
     UsedFact = Param;
+  } else if (D.Known && D.Values.empty() && D.Loads.empty() && D.LoopRange) {
+    // `for (const auto &x : tensors)` over a local list: its elements.
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(D.LoopRange->IgnoreParenImpCasts());
+    const auto *List = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    std::optional<PathValues> Stored =
+        List && isTensorListType(List->getType()) ? valuesOfElements(*List)
+                                                  : std::nullopt;
+    if (!Stored || Visiting.contains(&VD))
+      return {};
+    Visiting.insert(&VD);
+    Placement P = allOnCpu(Stored->Values, Depth);
+    Visiting.erase(&VD);
+    return P;
   } else if (!D.Known || (D.Values.empty() && D.Loads.empty())) {
     return {};
   }

@@ -410,7 +410,23 @@ private:
 
 std::optional<PathValues> valuesOfPath(const Expr &E) {
   std::optional<AccessPath> Path = accessPathOf(E);
-  if (!Path || !Path->Root || Path->RootIsThis || Path->Steps.empty())
+  if (!Path)
+    return std::nullopt;
+  return valuesOfLocation(*Path);
+}
+
+std::optional<PathValues> valuesOfElements(const VarDecl &Container) {
+  AccessPath Path;
+  Path.Root = &Container;
+  AccessStep Element;
+  Element.K = AccessStep::Element;
+  Path.Steps.push_back(Element);
+  return valuesOfLocation(Path);
+}
+
+std::optional<PathValues> valuesOfLocation(const AccessPath &Location) {
+  const AccessPath *Path = &Location;
+  if (!Path->Root || Path->RootIsThis || Path->Steps.empty())
     return std::nullopt;
   const VarDecl *Root = Path->Root;
   if (!Root->hasLocalStorage() || isa<ParmVarDecl>(Root) ||

@@ -54,6 +54,14 @@ struct PathValues {
 /// means nothing was ever stored (a default-constructed element).
 std::optional<PathValues> valuesOfPath(const Expr &E);
 
+/// The same for a location given by its path.
+std::optional<PathValues> valuesOfLocation(const AccessPath &Path);
+
+/// The values any element of the local container \p Container may hold
+/// (the path `Container[]`): what a range-for over it, or an operation
+/// taking it whole (`torch::stack(tensors)`), reads.
+std::optional<PathValues> valuesOfElements(const VarDecl &Container);
+
 } // namespace clang::tidy::torch
 
 #endif

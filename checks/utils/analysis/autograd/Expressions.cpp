@@ -220,6 +220,16 @@ bool isTransparent(const Expr &E) {
           MaterializeTemporaryExpr, CXXBindTemporaryExpr,
           CXXFunctionalCastExpr>(E))
     return true;
+  // `kv.second`, `entry.first` of a value that holds tensors (a map entry, a
+  // pair, a tuple), read as a whole: an element of that value.
+  if (const auto *Member = dyn_cast<MemberExpr>(&E))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && !Member->isArrow() && isTensorValued(Field->getType()) &&
+        !Field->getType()->isDependentType()) {
+      const QualType Base = Member->getBase()->getType();
+      return !Base->isDependentType() && !isTensorType(Base) &&
+             isTensorValued(Base);
+    }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
     // A list of the same tensors: `torch::stack(values)` takes an ArrayRef
     // made from the vector, `torch::cat({a, b})` one (or a vector, with its
