@@ -2,6 +2,8 @@
 
 #include "InplaceOnSavedTensorCheck.h"
 #include "utils/analysis/AutogradFlow.h"
+#include "utils/analysis/FunctionSummary.h"
+#include "utils/ast/BodyParents.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -90,7 +92,17 @@ StatementMatcher InplaceOnSavedTensorCheck::functionFilter() const {
 void InplaceOnSavedTensorCheck::checkFunction(
     const AutogradFlow &Flow, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
-  for (const AutogradFlow::InPlaceOnSaved &W : Flow.inPlaceWrites()) {
+  llvm::SmallVector<AutogradFlow::InPlaceOnSaved, 2> Writes(
+      Flow.inPlaceWrites().begin(), Flow.inPlaceWrites().end());
+  // A helper that returns what it wrote into: a write is a bug when a caller
+  // of this translation unit backpropagates the result.
+  if (!Flow.returnedInPlaceWrites().empty() && Flow.function()) {
+    BodyParents Parents;
+    if (resultReachesBackwardPass(*Flow.function(), *Result.Context, Parents))
+      Writes.append(Flow.returnedInPlaceWrites().begin(),
+                    Flow.returnedInPlaceWrites().end());
+  }
+  for (const AutogradFlow::InPlaceOnSaved &W : Writes) {
     // Nothing from half-understood code: a write with a broken argument.
     if (W.Write->containsErrors() ||
         !isInUserCode(SM.getSpellingLoc(beginLoc(*W.Write)), SM))
@@ -120,7 +132,9 @@ void InplaceOnSavedTensorCheck::checkFunction(
           << spelling(*W.Through, *Result.Context);
     if (isa<ReturnStmt>(W.Use))
       diag(beginLoc(*W.Use),
-           "the result of forward() is backpropagated by its caller",
+           isModuleForwardMethod(*Flow.function())
+               ? "the result of forward() is backpropagated by its caller"
+               : "the result is returned here to a caller that backpropagates it",
            DiagnosticIDs::Note);
     else
       diag(callLoc(*cast<Expr>(W.Use)), "the backward pass that needs it",

@@ -228,6 +228,16 @@ public:
   llvm::ArrayRef<InPlaceOnSaved> inPlaceWrites() const {
     return InPlaceWrites;
   }
+  /// In-place writes into saved tensors that a function other than a
+  /// module's forward returns to its caller (Use: the return statement):
+  /// they throw when a caller backpropagates the result
+  /// (resultReachesBackwardPass). Writes already reported at a backward pass
+  /// of the function itself are not repeated.
+  llvm::ArrayRef<InPlaceOnSaved> returnedInPlaceWrites() const {
+    return ReturnedInPlaceWrites;
+  }
+  /// The analysed function.
+  const FunctionDecl *function() const { return Function; }
 
   /// The evidence that \p E, an expression of the analysed function (as
   /// written or with its implicit nodes), has autograd history where it is
@@ -301,6 +311,7 @@ private:
   llvm::SmallVector<SecondPass, 2> SecondPasses;
   llvm::SmallVector<BrokenGraph, 2> BrokenGraphs;
   llvm::SmallVector<InPlaceOnSaved, 1> InPlaceWrites;
+  llvm::SmallVector<InPlaceOnSaved, 1> ReturnedInPlaceWrites;
   /// Per expression with any evidence, at the fixpoint.
   llvm::DenseMap<const Expr *, Evidence> ExprEvidence;
   /// reachesBackwardPass, computed on first use.

@@ -668,7 +668,17 @@ std::uint64_t savingRolesOf(const CallExpr &Call) {
     return Info ? Info->Roles & Saving : 0;
   }
   const OpInfo *Info = tensorOpOrDefaultOf(Call);
-  return Info ? Info->Roles & Saving : 0;
+  if (!Info)
+    return 0;
+  // An in-place form saves what its out-of-place form saves of its result:
+  // `x.relu_()` saves x as it leaves it (ReLU's backward reads its result),
+  // as `relu(x)` saves its output (derivatives.yaml states the out-of-place
+  // formula; the in-place variant is derived from it).
+  if ((Info->Roles & op::InPlace) && !(Info->Roles & Saving) &&
+      Info->Name.ends_with("_") && !Info->Name.ends_with("__"))
+    if (const OpInfo *Functional = lookupOp(Info->Name.drop_back()))
+      return Functional->Roles & op::SavesOutput;
+  return Info->Roles & Saving;
 }
 
 const Expr *inPlaceWriteTarget(const CallExpr &Call) {

@@ -165,6 +165,8 @@ private:
   std::vector<const Expr *> Writes;
   llvm::DenseMap<const Expr *, unsigned> WriteIds;
   llvm::SmallPtrSet<const Expr *, 4> ReportedWrites;
+  /// Writes recorded as returned to the caller (returnedInPlaceWrites).
+  llvm::SmallPtrSet<const Expr *, 4> ReturnedWrites;
   /// Parents inside the body (and, for a lambda, the function around it):
   /// for the grad-mode guards in scope of a call.
   BodyParents Scopes;
@@ -347,7 +349,10 @@ private:
   void recordWrite(const Expr &Write, const Value &Target);
   /// A backward pass (or the return from forward()) at \p Use needs what
   /// \p Needed saved: the in-place writes into those tensors are reported.
-  void reportWrites(const DefSet &Needed, const Stmt &Use);
+  /// \p Returned: \p Use is the return of a function other than a module's
+  /// forward, whose caller may backpropagate the result.
+  void reportWrites(const DefSet &Needed, const Stmt &Use,
+                    bool Returned = false);
   /// In-place operations return their object; indexing a tensor is a view.
   void trackSameTensor(const CallExpr &Call, const CallOperands &Ops,
                        Value &Result);

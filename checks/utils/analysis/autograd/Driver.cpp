@@ -116,6 +116,10 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       reportBroken(V, *Return, AutogradFlow::GradientUse::ReturnedFromForward);
       // The caller backpropagates forward()'s result.
       reportWrites(V.Savers, *Return);
+    } else if (const auto *Method = dyn_cast<CXXMethodDecl>(&Fn);
+               !AsCallee && !(Method && Method->getParent()->isLambda())) {
+      // A helper's result: its callers decide (resultReachesBackwardPass).
+      reportWrites(V.Savers, *Return, /*Returned=*/true);
     }
     if (Reporting) {
       Out.Result.History = std::max(Out.Result.History, V.History);

@@ -57,15 +57,31 @@ void AutogradFlowBuilder::recordWrite(const Expr &Write, const Value &Target) {
     S->Pending.insert(It->second, Saver);
 }
 
-void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use) {
+void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use,
+                                       bool Returned) {
   if (!Reporting)
     return;
   for (const auto &[WriteId, SaverId] : S->Pending) {
     // A saver that saves only if a parameter requires grad: the callers
     // decide (recordConditionalWrites).
     if (!Needed.count(SaverId) || SaverParams[SaverId] ||
-        !ReportedWrites.insert(Writes[WriteId]).second)
+        ReportedWrites.contains(Writes[WriteId]))
       continue;
+    if (Returned) {
+      // Judged by the check at the callers; reported once per write.
+      if (!ReturnedWrites.insert(Writes[WriteId]).second)
+        continue;
+      AutogradFlow::InPlaceOnSaved R;
+      R.Write = Writes[WriteId];
+      R.Saver = Savers[SaverId].first;
+      R.SavedOutput = Savers[SaverId].second;
+      R.Use = &Use;
+      R.InnerSaver = InnerSavers.lookup(SaverId);
+      R.Through = ThroughCalls.lookup(SaverId);
+      Out.ReturnedInPlaceWrites.push_back(R);
+      continue;
+    }
+    ReportedWrites.insert(Writes[WriteId]);
     AutogradFlow::InPlaceOnSaved R;
     R.Write = Writes[WriteId];
     R.Saver = Savers[SaverId].first;
@@ -309,8 +325,24 @@ void AutogradFlowBuilder::recordSaving(const CallExpr &Call,
         (!Conditional || AllParams)) {
       unsigned Id =
           saverId(Call, /*Output=*/true, Conditional ? AllParams : 0);
-      Result.Same.clear();
-      Result.SavedBy = DefSet{Id};
+      const OpInfo *Info = tensorOpOf(Call);
+      if (Info && (Info->Roles & op::InPlace) && isa<CXXMemberCallExpr>(Call)) {
+        // An in-place operation's output is its object: what it saved is
+        // the object's tensor, which a later in-place write changes.
+        for (unsigned Def : ObjectValue.Same)
+          S->Saved.insert(Def, Id);
+        // ... and the variable holding it carries the saver to the backward
+        // pass that reaches it.
+        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+          if (const VarDecl *Base =
+                  storedTensorOf(Member->getImplicitObjectArgument());
+              Base && isLocal(Base) && isTensorType(Base->getType()) &&
+              S->Tensors.find(Base))
+            S->Tensors[Base].Savers.insert(Id);
+      } else {
+        Result.Same.clear();
+        Result.SavedBy = DefSet{Id};
+      }
       Result.Savers.insert(Id);
       Saves = true;
     }

@@ -1,0 +1,65 @@
+// RUN: %check_torch_tidy %s torch-inplace-on-saved-tensor %t -- -- -isystem %mock_torch
+
+#include <torch/torch.h>
+
+// An in-place operation saves what its out-of-place form saves of its result
+// (`x.relu_()` saves x as it leaves it, like `relu(x)`), and a helper that
+// returns a tensor written after it was saved throws when a caller
+// backpropagates the result (docs/checks/torch-inplace-on-saved-tensor.md).
+
+// --- Positive --------------------------------------------------------------
+
+void twice_in_place(torch::nn::Conv2d &conv, torch::nn::BatchNorm2d &bn, const torch::Tensor &input) {
+  auto x = bn(conv(input));
+  x.relu_();
+  x.relu_();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place 'relu_' changes a tensor that 'relu_' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-3]]:5: note: 'relu_' saves its result for the backward pass here
+  // CHECK-MESSAGES: :[[@LINE+1]]:21: note: the backward pass that needs it
+  x.flatten().sum().backward();
+}
+
+torch::Tensor stem(torch::nn::Conv2d &conv, const torch::Tensor &input) {
+  auto x = torch::sigmoid(conv(input));
+  x.mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: in-place 'mul_' changes a tensor that 'at::sigmoid' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: 'at::sigmoid' saves its result for the backward pass here
+  return x.sum();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the result is returned here to a caller that backpropagates it
+}
+
+void train_stem(torch::nn::Conv2d &conv, torch::optim::SGD &opt) {
+  auto loss = stem(conv, torch::randn({1, 3, 8, 8}));
+  loss.backward();
+  opt.step();
+}
+
+// --- Negative --------------------------------------------------------------
+
+// One in-place activation, then out-of-place operations only.
+void once_in_place(torch::nn::Conv2d &conv, const torch::Tensor &input) {
+  auto x = conv(input);
+  x.relu_();
+  auto y = x * 2;
+  y.sum().backward();
+}
+
+// The helper's result is never backpropagated in this file (inference).
+torch::Tensor features(torch::nn::Conv2d &conv, const torch::Tensor &input) {
+  auto x = torch::sigmoid(conv(input));
+  x.mul_(2);
+  return x;
+}
+
+float score(torch::nn::Conv2d &conv) {
+  torch::NoGradGuard no_grad;
+  return features(conv, torch::randn({1, 3, 8, 8})).mean().item<float>();
+}
+
+// The output is written before the in-place activation saves it.
+void written_before(torch::nn::Conv2d &conv, const torch::Tensor &input) {
+  auto x = conv(input) * 1;
+  x.add_(1);
+  x.relu_();
+  x.sum().backward();
+}
