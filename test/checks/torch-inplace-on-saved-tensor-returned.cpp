@@ -1,6 +1,7 @@
 // RUN: %check_torch_tidy %s torch-inplace-on-saved-tensor %t -- -- -isystem %mock_torch
 
 #include <torch/torch.h>
+#include <vector>
 
 // An in-place operation saves what its out-of-place form saves of its result
 // (`x.relu_()` saves x as it leaves it, like `relu(x)`), and a helper that
@@ -34,7 +35,32 @@ void train_stem(torch::nn::Conv2d &conv, torch::optim::SGD &opt) {
   opt.step();
 }
 
+// An element of a list of saved results (a feature pyramid's top-down pass).
+torch::Tensor top_down(torch::nn::Conv2d &lateral, const std::vector<torch::Tensor> &feats) {
+  std::vector<torch::Tensor> laterals;
+  for (const auto &f : feats)
+    laterals.push_back(torch::relu(lateral(f)));
+  for (size_t i = laterals.size() - 1; i > 0; --i)
+    laterals[i - 1] += laterals[i];
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: in-place '+=' changes a tensor that 'at::relu' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-4]]:24: note: 'at::relu' saves its result for the backward pass here
+  return laterals[0];
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the result is returned here to a caller that backpropagates it
+}
+
+void train_top_down(torch::nn::Conv2d &lateral, const std::vector<torch::Tensor> &feats) {
+  top_down(lateral, feats).sum().backward();
+}
+
 // --- Negative --------------------------------------------------------------
+
+// A list of buffers nothing saved, written in place.
+void buffers(torch::nn::Conv2d &conv, const torch::Tensor &input) {
+  std::vector<torch::Tensor> acc{torch::zeros({1}), torch::zeros({1})};
+  auto y = conv(input);
+  acc[0] += 1;
+  (y.sum() + acc[0]).backward();
+}
 
 // One in-place activation, then out-of-place operations only.
 void once_in_place(torch::nn::Conv2d &conv, const torch::Tensor &input) {

@@ -175,6 +175,23 @@ void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
              isTensorType(Op->getArg(0)->getType())) {
     Result.Same = Args[0].Same;
     Result.SavedBy = Args[0].SavedBy;
+  } else if (Op && Op->getOperator() == OO_Subscript && !Args.empty() &&
+             Op->getNumArgs() == 2 && isTensorValued(Op->getArg(0)->getType()) &&
+             isTensorValued(Op->getType())) {
+    // `laterals[i]` of a container of tensors: one of the tensors it holds
+    // (the container is one weak location: any of them).
+    Result.Same = Args[0].Same;
+    Result.SavedBy = Args[0].SavedBy;
+  } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+             Member && Object && isTensorValued(Object->getType()) &&
+             !isTensorType(Object->getType()) &&
+             isTensorValued(Call.getType())) {
+    const CXXMethodDecl *M = Member->getMethodDecl();
+    if (M && M->getIdentifier() && M->getParent()->isInStdNamespace() &&
+        llvm::is_contained({"at", "front", "back"}, M->getName())) {
+      Result.Same = ObjectValue.Same;
+      Result.SavedBy = ObjectValue.SavedBy;
+    }
   }
 }
 
