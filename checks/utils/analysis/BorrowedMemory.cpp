@@ -271,6 +271,55 @@ std::pair<const Expr *, StringRef> memberCallOf(const Expr *E) {
   return {callObject(*Call), Name};
 }
 
+/// The local variable an explicit release ends the memory of: `delete[] p`,
+/// `delete p`, `free(p)` / `std::free(p)` of a pointer, `up.reset()` of a
+/// std::unique_ptr (the memory it owned is freed there). Null otherwise.
+const VarDecl *releasedOwner(const Stmt &S) {
+  const Expr *Released = nullptr;
+  if (const auto *Delete = dyn_cast<CXXDeleteExpr>(&S)) {
+    Released = Delete->getArgument();
+  } else if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      const auto *Record = M ? M->getParent() : nullptr;
+      if (M && M->getIdentifier() && M->getName() == "reset" && Record &&
+          Record->isInStdNamespace() && Record->getIdentifier() &&
+          Record->getName() == "unique_ptr")
+        Released = Member->getImplicitObjectArgument();
+    } else if (const FunctionDecl *F = Call->getDirectCallee();
+               F && F->getIdentifier() && F->getName() == "free" &&
+               Call->getNumArgs() == 1 &&
+               (F->isInStdNamespace() || F->getDeclContext()->isTranslationUnit() ||
+                F->getDeclContext()->isExternCContext())) {
+      Released = Call->getArg(0);
+    }
+  }
+  if (!Released)
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Released->IgnoreParenImpCasts());
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// Heap memory the function allocates into a local pointer and releases
+/// itself: `float *p = new float[n]; ... delete[] p;`, `malloc` / `free`.
+bool releasedHeapPointer(const VarDecl &V, const FunctionDecl &Fn) {
+  const Expr *Init = V.getInit() ? V.getInit()->IgnoreParenCasts() : nullptr;
+  bool Allocated = isa_and_nonnull<CXXNewExpr>(Init);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(Init))
+    if (const FunctionDecl *F = Call->getDirectCallee();
+        F && F->getIdentifier() &&
+        llvm::is_contained({"malloc", "calloc", "aligned_alloc"}, F->getName()))
+      Allocated = true;
+  if (!Allocated || !Fn.getBody())
+    return false;
+  bool Released = false;
+  forEachStmt(Fn.getBody(), [&](const Stmt &S) {
+    if (!Released && releasedOwner(S) == &V)
+      Released = true;
+  });
+  return Released;
+}
+
 std::optional<ShortLivedMemory>
 pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth,
               bool Params = false) {
@@ -333,6 +382,10 @@ pointerMemory(const Expr *P, const FunctionDecl &Fn, unsigned Depth,
       return std::nullopt;
     if (V->getType()->isConstantArrayType())
       return objectMemory(Ref, Fn, Params);
+    // Heap memory the function releases itself: it ends at the release.
+    if (V->getType()->isPointerType() && !isa<ParmVarDecl>(V) &&
+        releasedHeapPointer(*V, Fn))
+      return ShortLivedMemory{V, /*Released=*/true};
     // A local pointer initialised with such memory.
     if (V->getType()->isPointerType() && !isa<ParmVarDecl>(V) && V->getInit())
       return pointerMemory(V->getInit(), Fn, Depth + 1, Params);
@@ -458,6 +511,11 @@ private:
 void MemoryFlow::escape(const Value &Val, MemoryEscapeKind Kind, const Stmt *At,
                         const ValueDecl *Target) {
   for (int I = Val.Wraps.find_first(); I >= 0; I = Val.Wraps.find_next(I)) {
+    // Heap memory released by hand outlives the function unless it was
+    // released on the way here: returning or storing it is no escape.
+    if (Wraps[I].Memory.Released && Kind != MemoryEscapeKind::ReadAfterEnd &&
+        !(static_cast<unsigned>(I) < S.Ended.size() && S.Ended.test(I)))
+      continue;
     if (!Seen.insert({Wraps[I].Call, At, static_cast<int>(Kind)}).second)
       continue;
     MemoryEscape E;
@@ -965,9 +1023,19 @@ std::vector<MemoryEscape> MemoryFlow::run() {
         // A lambda's body is a function of its own.
         if (SeenRoots.insert(Root).second)
           Steps[Block->getBlockID()].push_back(Root);
+        // An explicit release (`delete[] p`, `free(p)`, `up.reset()`) ends
+        // the memory of its owner, as the end of its lifetime does.
+        if (const VarDecl *Owner = releasedOwner(*St->getStmt());
+            Owner && OwnedBy.count(Owner))
+          Steps[Block->getBlockID()].push_back(Owner);
       } else if (std::optional<CFGLifetimeEnds> End =
                      Element.getAs<CFGLifetimeEnds>()) {
-        if (OwnedBy.count(End->getVarDecl()))
+        // A pointer to heap memory going out of scope frees nothing.
+        auto Owned = OwnedBy.find(End->getVarDecl());
+        if (Owned != OwnedBy.end() &&
+            llvm::none_of(Owned->second, [&](unsigned I) {
+              return Wraps[I].Memory.Released;
+            }))
           Steps[Block->getBlockID()].push_back(End->getVarDecl());
       }
     }

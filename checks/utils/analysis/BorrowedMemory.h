@@ -51,6 +51,10 @@ struct ShortLivedMemory {
   /// The local variable or by-value parameter that owns the memory; null for a
   /// temporary (the memory ends with the full expression).
   const VarDecl *Owner = nullptr;
+  /// Heap memory the function allocates into Owner (a local pointer) and
+  /// releases itself (`delete[]`, `free`): it ends at the release only, not
+  /// with the pointer's scope or the function.
+  bool Released = false;
 };
 
 /// What \p Pointer points into, if that memory lives no longer than a call of
