@@ -291,6 +291,13 @@ private:
   /// object (a struct, a pair, a tuple) and ending at a tensor; null
   /// otherwise.
   const VarDecl *pathStandin(const Expr &E) const;
+  /// A local container every element access of which, in the analysed
+  /// function, names its element by a literal index or key (`v[0]`,
+  /// `m.at("loss")`), and that nothing else changes but assignments through
+  /// those accesses and to the whole: each keyed element is then a location
+  /// of its own (a stand-in, strongly updated), as a field is.
+  bool keyedOnly(const VarDecl &Container) const;
+  mutable llvm::DenseMap<const VarDecl *, bool> KeyedOnlyContainers;
   /// A local object declared with its elements (`Box b{x}`, `std::pair<
   /// Tensor, double> p{x, 0.0}`, `std::tuple<int, Tensor> t{0, x}`): visits
   /// them one by one, defines the stand-in of each tensor element with its
