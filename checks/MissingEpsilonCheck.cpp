@@ -1,6 +1,7 @@
 //===--- MissingEpsilonCheck.cpp - torch-missing-epsilon ------------------===//
 
 #include "MissingEpsilonCheck.h"
+#include "utils/analysis/AccessPath.h"
 #include "utils/analysis/BoundaryGuard.h"
 #include "utils/analysis/GradMode.h"
 #include "utils/analysis/PathGuard.h"
@@ -384,10 +385,28 @@ void MissingEpsilonCheck::Site::noteThrough(const VarDecl *VD) {
       << VD;
 }
 
-/// True if \p E refers to the variable, parameter or member \p Terms names.
+/// True if \p E refers to the variable, parameter or member \p Terms names,
+/// or to the same field or element of a local (`k[0] / k[0].sum()`: the same
+/// access path).
 static bool mentionsSameEntity(const Expr *E, const Expr *Terms) {
   const ValueDecl *Target = nullptr;
   Terms = stripImplicit(Terms);
+  if (std::optional<AccessPath> Path = Terms ? accessPathOf(*Terms) : std::nullopt;
+      Path && E && !Path->Steps.empty()) {
+    llvm::SmallVector<const Stmt *, 16> Work{E};
+    unsigned Budget = 256;
+    while (!Work.empty() && Budget--) {
+      const Stmt *S = Work.pop_back_val();
+      if (const auto *Sub = dyn_cast_or_null<Expr>(S))
+        if (std::optional<AccessPath> Other = accessPathOf(*Sub);
+            Other && *Other == *Path)
+          return true;
+      if (S)
+        for (const Stmt *Child : S->children())
+          Work.push_back(Child);
+    }
+    return false;
+  }
   if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Terms))
     Target = DRE->getDecl();
   else if (const auto *ME = dyn_cast_or_null<MemberExpr>(Terms))

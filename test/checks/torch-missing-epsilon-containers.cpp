@@ -90,3 +90,18 @@ torch::Tensor other_field(const torch::Tensor &x) {
   Stats s{x.var(), torch::ones({}) * 4};
   return torch::sqrt(s.count);
 }
+
+// A kernel of positive values normalised by its own sum, held in a container
+// (a masked or self-weighted average: the numerator is the same element).
+torch::Tensor kernel_in_list(const torch::Tensor &t) {
+  std::vector<torch::Tensor> k{torch::exp(-(t * t))};
+  k[0] /= k[0].sum();
+  return k[0];
+}
+
+// Nothing is known of an element changed in place: like a parameter.
+torch::Tensor element_changed_in_place(const torch::Tensor &x) {
+  std::vector<torch::Tensor> k{x.var()};
+  k[0].unsqueeze_(0);
+  return torch::sqrt(k[0]);
+}

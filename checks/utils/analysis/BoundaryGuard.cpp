@@ -864,9 +864,10 @@ ReachResult BoundaryAnalysis::zero(const Expr *E, unsigned Depth) {
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E))
     if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2) {
       // An element of a local container whose stored values are known:
-      // those values; else the container as a whole.
-      if (!isTensorTyped(OC->getArg(0)) && valuesOfPath(*E))
-        return zeroVariable(E, Depth);
+      // those values; else nothing is known of it (like a parameter).
+      if (!isTensorTyped(OC->getArg(0)))
+        return valuesOfPath(*E) ? zeroVariable(E, Depth)
+                                : make(Reach::Unknown);
       return zero(OC->getArg(0), Depth + 1);
     }
   if (std::optional<LibTorchCall> C = asLibTorchCall(E))

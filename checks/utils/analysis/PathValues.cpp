@@ -239,7 +239,8 @@ public:
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(&S)) {
       if (BO->isAssignmentOp())
-        assignment(*BO->getLHS(), *BO->getRHS(), BO->isCompoundAssignmentOp());
+        assignment(*BO->getLHS(), *BO->getRHS(), BO->isCompoundAssignmentOp(),
+                   *BO);
       return;
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(&S)) {
@@ -251,7 +252,7 @@ public:
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S)) {
       if (Op->isAssignmentOp() && Op->getNumArgs() == 2) {
         assignment(*Op->getArg(0), *Op->getArg(1),
-                   Op->getOperator() != OO_Equal);
+                   Op->getOperator() != OO_Equal, *Op);
         return;
       }
       if (Op->getOperator() == OO_Amp && Op->getNumArgs() == 1 &&
@@ -280,11 +281,21 @@ private:
   }
   bool touches(const Expr *E) const { return related(E).has_value(); }
 
-  void assignment(const Expr &LHS, const Expr &RHS, bool Compound) {
+  void assignment(const Expr &LHS, const Expr &RHS, bool Compound,
+                  const Expr &Whole) {
     std::optional<AccessPath> Target = related(&LHS);
     if (!Target)
       return;
-    if (Compound || Target->Steps.size() > Path.Steps.size() ||
+    // `v[0] /= v[0].sum()`: the location's new value is the whole expression
+    // (read as `v[0] / v[0].sum()` by the analyses, as for a variable).
+    if (Compound) {
+      if (Target->Steps.size() == Path.Steps.size())
+        Out.Values.push_back(&Whole);
+      else
+        Known = false;
+      return;
+    }
+    if (Target->Steps.size() > Path.Steps.size() ||
         !selectPart(&RHS,
                     llvm::ArrayRef(Path.Steps).drop_front(Target->Steps.size()),
                     Out.Values))

@@ -18,6 +18,8 @@
 //   * the right-hand side of every assignment through a path that may denote
 //     the location (a weak element step may be any element), and the
 //     selected part of an assignment to an enclosing object;
+//   * for a compound assignment through the path itself (`v[0] /= s`), the
+//     whole assignment expression (read as `v[0] / s`, like a variable's);
 //   * the argument of push_back / emplace_back / push_front / emplace_front /
 //     insert / emplace into an enclosing container.
 //
@@ -26,7 +28,8 @@
 // pointer, its address taken, a non-const reference bound to it by a
 // structured binding or a range-for, a non-const method of an enclosing
 // object that is neither an element access nor an insertion, an in-place
-// tensor operation on it, a compound assignment, or an initialiser or
+// tensor operation on it, a compound assignment to an enclosing object or a
+// part of it, or an initialiser or
 // assigned value that the steps cannot be read out of.
 //
 //===----------------------------------------------------------------------===//
