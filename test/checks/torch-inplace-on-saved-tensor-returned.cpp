@@ -1,6 +1,9 @@
 // RUN: %check_torch_tidy %s torch-inplace-on-saved-tensor %t -- -- -isystem %mock_torch
 
 #include <torch/torch.h>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 // An in-place operation saves what its out-of-place form saves of its result
@@ -52,7 +55,34 @@ void train_top_down(torch::nn::Conv2d &lateral, const std::vector<torch::Tensor>
   top_down(lateral, feats).sum().backward();
 }
 
+// A map or pair built from a saved result holds that very tensor.
+void map_of_saved(torch::nn::Linear &model, torch::Tensor x) {
+  std::map<std::string, torch::Tensor> out{{"probs", torch::sigmoid(model(x))}};
+  out.at("probs").mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: in-place 'mul_' changes a tensor that 'at::sigmoid' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-3]]:54: note: 'at::sigmoid' saves its result for the backward pass here
+  out.at("probs").sum().backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: note: the backward pass that needs it
+}
+
+void pair_of_saved(torch::nn::Linear &model, torch::Tensor x) {
+  auto p = std::make_pair(torch::tanh(model(x)), 1.0);
+  p.first += 1;
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: in-place '+=' changes a tensor that 'at::tanh' saved for the backward pass
+  // CHECK-MESSAGES: :[[@LINE-3]]:27: note: 'at::tanh' saves its result for the backward pass here
+  p.first.sum().backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: note: the backward pass that needs it
+}
+
 // --- Negative --------------------------------------------------------------
+
+// A map of fresh tensors beside a saved result kept elsewhere.
+void map_of_fresh(torch::nn::Linear &model, torch::Tensor x) {
+  auto y = torch::sigmoid(model(x));
+  std::map<std::string, torch::Tensor> stats{{"count", torch::zeros({1})}};
+  stats.at("count").add_(1);
+  y.sum().backward();
+}
 
 // A list of buffers nothing saved, written in place.
 void buffers(torch::nn::Conv2d &conv, const torch::Tensor &input) {

@@ -426,9 +426,10 @@ Value AutogradFlowBuilder::visitExpr(const Expr &Node) {
     return filterByType(visitCall(*Call), Call->getType());
   Value V = visitChildren(*E);
   // Only nodes that denote the same tensor pass the evidence on as it is.
-  if (!isTransparent(*E)) {
-    if (!isTensorAggregate(*E))
-      capEvidence(V);
+  // A pair, tuple, struct or map entry built from tensors holds those very
+  // tensors (handles share storage and what saved them).
+  if (!isTransparent(*E) && !isTensorAggregate(*E)) {
+    capEvidence(V);
     newTensor(V);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {

@@ -336,6 +336,24 @@ AutogradFlowBuilder::visitElementwiseInit(const VarDecl &Var,
       Step.Member = F->getCanonicalDecl();
       Elements.push_back({List->getInit(I++), Step});
     }
+  } else if (const auto *Make = dyn_cast<CallExpr>(E);
+             Make && (isStdCall(*Make, "make_pair") ||
+                      isStdCall(*Make, "make_tuple"))) {
+    // `auto p = std::make_pair(torch::tanh(h), 1.0);`: element by element.
+    const bool Pair = isStdCall(*Make, "make_pair");
+    llvm::SmallVector<const FieldDecl *, 2> Fields(Record->fields());
+    if (Pair && (Fields.size() != 2 || Make->getNumArgs() != 2))
+      return std::nullopt;
+    for (unsigned I = 0; I < Make->getNumArgs(); ++I) {
+      AccessStep Step;
+      if (Pair) {
+        Step.Member = Fields[I]->getCanonicalDecl();
+      } else {
+        Step.K = AccessStep::TupleElement;
+        Step.Index = I;
+      }
+      Elements.push_back({Make->getArg(I), Step});
+    }
   } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Record);
     if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||

@@ -182,6 +182,14 @@ void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
     // (the container is one weak location: any of them).
     Result.Same = Args[0].Same;
     Result.SavedBy = Args[0].SavedBy;
+  } else if (const FunctionDecl *F = Call.getDirectCallee();
+             F && F->isInStdNamespace() && F->getIdentifier() &&
+             llvm::is_contained({"make_pair", "make_tuple", "move", "forward"},
+                                F->getName()) &&
+             isTensorValued(Call.getType())) {
+    // `std::make_pair(torch::tanh(h), 1.0)`: a pair of the same tensors.
+    Result.Same = Ops.AllArgs.Same;
+    Result.SavedBy = Ops.AllArgs.SavedBy;
   } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
              Member && Object && isTensorValued(Object->getType()) &&
              !isTensorType(Object->getType()) &&
