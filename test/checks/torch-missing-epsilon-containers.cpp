@@ -56,7 +56,25 @@ torch::Tensor map_entry(const torch::Tensor &x) {
   // CHECK-FIXES: return torch::sqrt(stats.at("var") + 1e-8);
 }
 
+// Through a local reference: the variable it names (a reference is never
+// rebound), with the writes made through the reference.
+torch::Tensor through_reference(const torch::Tensor &x) {
+  auto total = x.pow(2).sum(1);
+  auto &total_ref = total;
+  return torch::sqrt(total_ref);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: sqrt of a value that nothing keeps away from 0
+  // CHECK-FIXES: return torch::sqrt(total_ref + 1e-8);
+}
+
 // --- Negative --------------------------------------------------------------
+
+// An epsilon added through the reference.
+torch::Tensor guarded_through_reference(const torch::Tensor &x) {
+  auto total = x.pow(2).sum(1);
+  auto &total_ref = total;
+  total_ref = total_ref + 1e-6;
+  return torch::sqrt(total);
+}
 
 // Every value stored is kept away from 0.
 torch::Tensor field_with_epsilon(const torch::Tensor &x) {

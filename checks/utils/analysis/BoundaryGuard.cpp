@@ -180,9 +180,30 @@ bool sameVariable(const Expr *A, const Expr *B, const ASTContext &Ctx) {
   return sameExpression(A, B, Ctx) && isRepeatable(stripImplicit(A));
 }
 
+/// The variable a local reference names, through chains of references
+/// (`auto &x_ref = x;` is x: a reference is never rebound); \p VD otherwise.
+const VarDecl *aliasOf(const VarDecl *VD) {
+  for (int Depth = 0; VD && Depth < 8; ++Depth) {
+    if (!VD->getType()->isReferenceType() || isa<ParmVarDecl>(VD) ||
+        !VD->hasLocalStorage() || !VD->getInit() || VD->isCXXForRangeDecl())
+      return VD;
+    const auto *Ref = dyn_cast<DeclRefExpr>(VD->getInit()->IgnoreParenImpCasts());
+    const auto *To = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!To || To == VD)
+      return VD;
+    VD = To;
+  }
+  return VD;
+}
+
 bool refersTo(const Expr *E, const VarDecl *VD) {
   const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
-  return DRE && DRE->getDecl() == VD;
+  if (!DRE)
+    return false;
+  if (DRE->getDecl() == VD)
+    return true;
+  const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+  return Var && aliasOf(Var) == VD;
 }
 
 /// Collects how a function body writes to \p VD.
@@ -200,8 +221,8 @@ public:
         if (const auto *Other = dyn_cast<VarDecl>(D))
           if (Other != VD && Other->getType()->isReferenceType() &&
               !Other->getType().getNonReferenceType().isConstQualified() &&
-              refersTo(Other->getInit(), VD))
-            Modified = true; // A mutable alias.
+              refersTo(Other->getInit(), VD) && aliasOf(Other) != VD)
+            Modified = true; // A mutable alias the writes are not seen through.
     for (const Stmt *Child : S->children())
       visit(Child);
   }
@@ -839,6 +860,8 @@ BoundaryAnalysis::followVariable(const Expr *E, const VarDecl *&Through) {
   const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
   if (!VD)
     return {};
+  // A local reference is its target, read here.
+  VD = aliasOf(VD);
   llvm::SmallVector<const Expr *, 2> Defs = definitionsAt(VD, E);
   // A definition being followed already reaches this use around a loop: the
   // other definitions tell what it can add.
