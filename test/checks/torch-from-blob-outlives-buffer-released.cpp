@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 // Memory the function releases by hand ends at the release: `delete[] p`,
 // `free(p)` of a local pointer it allocated, `up.reset()` of a local
@@ -37,7 +38,25 @@ float reset_before_use(int n) {
   // CHECK-MESSAGES: :[[@LINE-2]]:10: note: 't' is read here after 'p' is freed
 }
 
+// A tensor over local memory kept in a container and returned from it.
+torch::Tensor returned_from_list() {
+  float buffer[3] = {1, 2, 3};
+  std::vector<torch::Tensor> kept{torch::from_blob(buffer, {3})};
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: from_blob does not copy or own the memory of 'buffer', and the tensor is returned
+  return kept[0];
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: note: the tensor is returned here
+  // CHECK-FIXES: return kept[0].clone();
+}
+
 // --- Negative --------------------------------------------------------------
+
+// The element is replaced by a copy (another dtype) before it is returned:
+// an element written by literal index is a location of its own.
+torch::Tensor element_replaced_by_copy(std::vector<unsigned char> bytes) {
+  std::vector<torch::Tensor> t{torch::from_blob(bytes.data(), {3}, torch::kByte)};
+  t[0] = t[0].to(torch::kFloat);
+  return t[0];
+}
 
 // Read before the release.
 float read_then_delete(int n) {

@@ -101,6 +101,15 @@ bool mustAlias(const AccessPath &A, const AccessPath &B);
 /// update): \p Written is strong and encloses (or is) \p Known.
 bool killsFactsOf(const AccessPath &Written, const AccessPath &Known);
 
+/// True if every element access of the local container \p Container in
+/// \p Fn names its element by a literal index or key (`v[0]`,
+/// `m.at("loss")`, `front()`), and nothing else may change it: no non-const
+/// method but at/front/back/operator[]/operator=, no non-const reference or
+/// range-for binding, its address not taken, not handed to a call that may
+/// write it. Each keyed element is then a location of its own (a strong
+/// path, like a field).
+bool accessedByLiteralKeysOnly(const VarDecl &Container, const FunctionDecl &Fn);
+
 } // namespace clang::tidy::torch
 
 #endif

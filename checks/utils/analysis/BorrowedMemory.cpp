@@ -1,6 +1,7 @@
 //===--- BorrowedMemory.cpp - tensors over memory a function owns ---------===//
 
 #include "utils/analysis/BorrowedMemory.h"
+#include "utils/analysis/AccessPath.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclTemplate.h"
@@ -426,13 +427,19 @@ struct Value {
   }
 };
 
+/// A field or keyed element of a local (AccessPath::key()): its own value,
+/// strongly updated, while the local as a whole keeps the join (weak).
+using Slot = std::pair<const VarDecl *, std::string>;
+
 struct State {
   std::map<const VarDecl *, Value> Vars;
+  std::map<Slot, Value> Slots;
   llvm::SmallBitVector Ended;
   bool Reached = false;
 
   bool operator==(const State &O) const {
-    return Reached == O.Reached && Ended == O.Ended && Vars == O.Vars;
+    return Reached == O.Reached && Ended == O.Ended && Vars == O.Vars &&
+           Slots == O.Slots;
   }
   void join(const State &Other) {
     if (!Other.Reached)
@@ -444,6 +451,21 @@ struct State {
     Ended |= Other.Ended;
     for (const auto &[V, Val] : Other.Vars)
       Vars[V].join(Val);
+    // A slot known on one path only: read the whole there (it holds the
+    // join of everything written into it).
+    for (auto It = Slots.begin(); It != Slots.end();) {
+      auto O = Other.Slots.find(It->first);
+      if (O == Other.Slots.end()) {
+        It = Slots.erase(It);
+        continue;
+      }
+      It->second.join(O->second);
+      ++It;
+    }
+  }
+  void forgetSlots(const VarDecl *Root) {
+    for (auto It = Slots.begin(); It != Slots.end();)
+      It = It->first.first == Root ? Slots.erase(It) : std::next(It);
   }
 };
 
@@ -479,6 +501,10 @@ private:
     return V;
   }
   bool isHolder(const VarDecl *V) const { return isFunctionLocal(V, Fn); }
+  /// The slot \p E denotes: a field or tuple element of a local, or an
+  /// element of a local container accessed only by literal keys.
+  std::optional<Slot> slotOf(const Expr *E) const;
+  mutable llvm::DenseMap<const VarDecl *, bool> KeyedOnly;
   Value eval(const Expr *E);
   Value evalCall(const CallExpr &Call);
   Value evalChildren(const Stmt *S);
@@ -758,6 +784,25 @@ void MemoryFlow::killAssignedArguments(const CallExpr &Call) {
   }
 }
 
+std::optional<Slot> MemoryFlow::slotOf(const Expr *E) const {
+  std::optional<AccessPath> P = E ? accessPathOf(*E) : std::nullopt;
+  if (!P || !P->Root || P->RootIsThis || P->Steps.empty() ||
+      !isFunctionLocal(P->Root, Fn) || P->Root->getType()->isReferenceType())
+    return std::nullopt;
+  if (!P->isStrong()) {
+    if (!llvm::all_of(P->Steps, [](const AccessStep &S) {
+          return S.K != AccessStep::Element || S.Key.has_value();
+        }))
+      return std::nullopt;
+    auto [It, Inserted] = KeyedOnly.try_emplace(P->Root, false);
+    if (Inserted)
+      It->second = accessedByLiteralKeysOnly(*P->Root, Fn);
+    if (!It->second)
+      return std::nullopt;
+  }
+  return Slot{P->Root, P->stepsKey()};
+}
+
 Value MemoryFlow::eval(const Expr *E) {
   if (!E)
     return makeValue();
@@ -770,6 +815,20 @@ Value MemoryFlow::eval(const Expr *E) {
     return eval(B->getSubExpr());
   if (const auto *Cast = dyn_cast<CastExpr>(E))
     return eval(Cast->getSubExpr());
+  // A field or keyed element written as a whole here: its own value.
+  if (!isa<DeclRefExpr>(E) && !S.Slots.empty())
+    if (std::optional<Slot> At = slotOf(E))
+      if (auto It = S.Slots.find(*At); It != S.Slots.end()) {
+        Value Read = It->second;
+        llvm::SmallBitVector Dangling = Read.Wraps;
+        Dangling &= S.Ended;
+        if (Dangling.any()) {
+          Value D = makeValue();
+          D.Wraps = Dangling;
+          escape(D, MemoryEscapeKind::ReadAfterEnd, E, At->first);
+        }
+        return Read;
+      }
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
@@ -829,6 +888,10 @@ Value MemoryFlow::eval(const Expr *E) {
     Held.Strided = false;
     return Held;
   }
+  // `std::vector<torch::Tensor> v{t}`, a map's `{{"k", t}}`: the list the
+  // container is built from holds the tensors.
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    return eval(List->getSubExpr());
   if (isa<InitListExpr, CXXParenListInitExpr, ParenListExpr,
           CXXUnresolvedConstructExpr>(E)) {
     Value Held = makeValue();
@@ -846,14 +909,21 @@ Value MemoryFlow::eval(const Expr *E) {
 void MemoryFlow::store(const Expr *LHS, const Value &Val, const Stmt *At,
                        bool Strong) {
   const Expr *L = ignoreWrappers(LHS);
+  // `t_box[0] = t_box[0].to(torch::kFloat)`: the slot holds the new value
+  // only; the whole (below) joins it.
+  if (Strong && !isa<DeclRefExpr>(L))
+    if (std::optional<Slot> Into = slotOf(L))
+      S.Slots[*Into] = Val;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(L)) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     if (V && isHolder(V)) {
-      Value &Slot = S.Vars.try_emplace(V, makeValue()).first->second;
-      if (Strong)
-        Slot = Val;
-      else
-        Slot.join(Val);
+      Value &Whole = S.Vars.try_emplace(V, makeValue()).first->second;
+      if (Strong) {
+        Whole = Val;
+        S.forgetSlots(V);
+      } else {
+        Whole.join(Val);
+      }
       return;
     }
     if (!Val.empty() && V)
@@ -916,6 +986,7 @@ void MemoryFlow::visitRoot(const Stmt &Root) {
       if (!V || !V->getInit())
         continue;
       Value R = eval(V->getInit());
+      S.forgetSlots(V);
       if (isFunctionLocal(V, Fn))
         S.Vars[V] = R;
       else if (V->getType()->isReferenceType() && V->hasLocalStorage())

@@ -386,7 +386,9 @@ Value AutogradFlowBuilder::visit(const Stmt *St) {
     // its own, yet a check asks about the member as written. Same object,
     // same evidence.
     const Expr *Inner = E->IgnoreParenImpCasts();
-    if (Inner != E && isTensorType(Inner->getType().getNonReferenceType()))
+    if (Inner && Inner != E && !Inner->containsErrors() &&
+        !Inner->getType().isNull() &&
+        isTensorType(Inner->getType().getNonReferenceType()))
       Out.ExprEvidence.try_emplace(Inner, AutogradFlow::Evidence{
                                               V.History, V.Backpropagated});
   }

@@ -202,86 +202,10 @@ const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
 }
 
 bool AutogradFlowBuilder::keyedOnly(const VarDecl &Container) const {
-  auto [It, Inserted] = KeyedOnlyContainers.try_emplace(&Container, true);
-  if (!Inserted)
-    return It->second;
-  bool Keyed = true;
-  auto Names = [&](const Expr *E) {
-    const auto *Ref =
-        dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-    return Ref && Ref->getDecl() == &Container;
-  };
-  auto MayWriteThrough = [](QualType T) {
-    return T.isNull() ||
-           (T->isPointerType() && !T->getPointeeType().isConstQualified()) ||
-           (T->isLValueReferenceType() &&
-            !T.getNonReferenceType().isConstQualified()) ||
-           T->isRValueReferenceType();
-  };
-  forEachStmt(Fn.getBody(), [&](const Stmt &S) {
-    if (!Keyed)
-      return;
-    const auto *E = dyn_cast<Expr>(&S);
-    if (!E)
-      return;
-    // An element access: by a literal index or key only.
-    if (std::optional<AccessPath> P = accessPathOf(*E);
-        P && P->Root == &Container && !P->Steps.empty() &&
-        P->Steps.front().K == AccessStep::Element &&
-        !P->Steps.front().Key && !isa<DeclRefExpr>(E->IgnoreParenImpCasts())) {
-      Keyed = false;
-      return;
-    }
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-      const CXXMethodDecl *M = Member->getMethodDecl();
-      if (Names(Member->getImplicitObjectArgument()) &&
-          (!M || (!M->isConst() &&
-                  !(M->getIdentifier() &&
-                    llvm::is_contained({"at", "front", "back"}, M->getName())))))
-        Keyed = false;
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-      if (Op->getNumArgs() > 0 && Names(Op->getArg(0)) &&
-          Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Equal &&
-          isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()) &&
-          !cast<CXXMethodDecl>(Op->getDirectCallee())->isConst())
-        Keyed = false;
-    } else if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
-      if (Unary->getOpcode() == UO_AddrOf && Names(Unary->getSubExpr()))
-        Keyed = false;
-    }
-    if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      const unsigned Shift =
-          isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(Callee)
-              ? 1
-              : 0;
-      for (unsigned I = Shift; I < Call->getNumArgs(); ++I)
-        if (Names(Call->getArg(I))) {
-          const unsigned P = I - Shift;
-          QualType T = Callee && P < Callee->getNumParams()
-                           ? Callee->getParamDecl(P)->getType()
-                           : QualType();
-          if (MayWriteThrough(T))
-            Keyed = false;
-        }
-    }
-  });
-  // A non-const reference or a range-for bound to it may change any element.
-  forEachStmt(Fn.getBody(), [&](const Stmt &S) {
-    if (const auto *For = dyn_cast<CXXForRangeStmt>(&S); For && Keyed)
-      if (Names(For->getRangeInit()) && For->getLoopVariable() &&
-          For->getLoopVariable()->getType()->isLValueReferenceType() &&
-          !For->getLoopVariable()->getType().getNonReferenceType().isConstQualified())
-        Keyed = false;
-    if (const auto *DS = dyn_cast<DeclStmt>(&S); DS && Keyed)
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D);
-            V && V != &Container && V->getType()->isReferenceType() &&
-            !V->getType().getNonReferenceType().isConstQualified() &&
-            Names(V->getInit()))
-          Keyed = false;
-  });
-  return KeyedOnlyContainers[&Container] = Keyed;
+  auto [It, Inserted] = KeyedOnlyContainers.try_emplace(&Container, false);
+  if (Inserted)
+    It->second = accessedByLiteralKeysOnly(Container, Fn);
+  return It->second;
 }
 
 void AutogradFlowBuilder::killSubobjects(const VarDecl *Var) {
