@@ -506,6 +506,9 @@ private:
   std::optional<Slot> slotOf(const Expr *E) const;
   mutable llvm::DenseMap<const VarDecl *, bool> KeyedOnly;
   Value eval(const Expr *E);
+  /// A read at \p At of what \p Holder holds: a read after the end of the
+  /// memory it may share is an escape.
+  Value read(const Value &Held, const Expr *At, const ValueDecl *Holder);
   Value evalCall(const CallExpr &Call);
   Value evalChildren(const Stmt *S);
   void store(const Expr *LHS, const Value &Val, const Stmt *At, bool Strong);
@@ -784,6 +787,18 @@ void MemoryFlow::killAssignedArguments(const CallExpr &Call) {
   }
 }
 
+Value MemoryFlow::read(const Value &Held, const Expr *At,
+                       const ValueDecl *Holder) {
+  llvm::SmallBitVector Dangling = Held.Wraps;
+  Dangling &= S.Ended;
+  if (Dangling.any()) {
+    Value D = makeValue();
+    D.Wraps = Dangling;
+    escape(D, MemoryEscapeKind::ReadAfterEnd, At, Holder);
+  }
+  return Held;
+}
+
 std::optional<Slot> MemoryFlow::slotOf(const Expr *E) const {
   std::optional<AccessPath> P = E ? accessPathOf(*E) : std::nullopt;
   if (!P || !P->Root || P->RootIsThis || P->Steps.empty() ||
@@ -818,32 +833,15 @@ Value MemoryFlow::eval(const Expr *E) {
   // A field or keyed element written as a whole here: its own value.
   if (!isa<DeclRefExpr>(E) && !S.Slots.empty())
     if (std::optional<Slot> At = slotOf(E))
-      if (auto It = S.Slots.find(*At); It != S.Slots.end()) {
-        Value Read = It->second;
-        llvm::SmallBitVector Dangling = Read.Wraps;
-        Dangling &= S.Ended;
-        if (Dangling.any()) {
-          Value D = makeValue();
-          D.Wraps = Dangling;
-          escape(D, MemoryEscapeKind::ReadAfterEnd, E, At->first);
-        }
-        return Read;
-      }
+      if (auto It = S.Slots.find(*At); It != S.Slots.end())
+        return read(It->second, E, At->first);
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     auto It = V ? S.Vars.find(V) : S.Vars.end();
     if (It == S.Vars.end())
       return makeValue();
-    Value Read = It->second;
-    llvm::SmallBitVector Dangling = Read.Wraps;
-    Dangling &= S.Ended;
-    if (Dangling.any()) {
-      Value D = makeValue();
-      D.Wraps = Dangling;
-      escape(D, MemoryEscapeKind::ReadAfterEnd, Ref, V);
-    }
-    return Read;
+    return read(It->second, Ref, V);
   }
   if (const auto *Lambda = dyn_cast<LambdaExpr>(E)) {
     // A lambda holds what it captures, by copy or by reference.

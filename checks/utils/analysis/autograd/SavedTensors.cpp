@@ -67,21 +67,11 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use,
     if (!Needed.count(SaverId) || SaverParams[SaverId] ||
         ReportedWrites.contains(Writes[WriteId]))
       continue;
-    if (Returned) {
-      // Judged by the check at the callers; reported once per write.
-      if (!ReturnedWrites.insert(Writes[WriteId]).second)
-        continue;
-      AutogradFlow::InPlaceOnSaved R;
-      R.Write = Writes[WriteId];
-      R.Saver = Savers[SaverId].first;
-      R.SavedOutput = Savers[SaverId].second;
-      R.Use = &Use;
-      R.InnerSaver = InnerSavers.lookup(SaverId);
-      R.Through = ThroughCalls.lookup(SaverId);
-      Out.ReturnedInPlaceWrites.push_back(R);
+    // A returned write is judged by the check at the callers; each write is
+    // recorded once per list.
+    if (Returned ? !ReturnedWrites.insert(Writes[WriteId]).second
+                 : !ReportedWrites.insert(Writes[WriteId]).second)
       continue;
-    }
-    ReportedWrites.insert(Writes[WriteId]);
     AutogradFlow::InPlaceOnSaved R;
     R.Write = Writes[WriteId];
     R.Saver = Savers[SaverId].first;
@@ -89,7 +79,7 @@ void AutogradFlowBuilder::reportWrites(const DefSet &Needed, const Stmt &Use,
     R.Use = &Use;
     R.InnerSaver = InnerSavers.lookup(SaverId);
     R.Through = ThroughCalls.lookup(SaverId);
-    Out.InPlaceWrites.push_back(R);
+    (Returned ? Out.ReturnedInPlaceWrites : Out.InPlaceWrites).push_back(R);
   }
 }
 
