@@ -1,6 +1,7 @@
 //===--- DiscardedTensorResultCheck.cpp - torch-discarded-tensor-result --===//
 
 #include "DiscardedTensorResultCheck.h"
+#include "utils/libtorch/AutogradOps.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -24,6 +25,18 @@ std::optional<LibTorchCall> outOfPlaceCall(const Expr &E) {
   if (!C || isa_and_nonnull<CXXDependentScopeMemberExpr>(C->Member))
     return std::nullopt;
   const OpInfo *Info = lookupOp(C->Name);
+  // An operation the hand-written table does not list but PyTorch's autograd
+  // formulas do (gelu, silu, logit, ...: AutogradOps.def): out of place
+  // unless its name is an in-place one. Not the internal ones (`_foo`,
+  // `foo_backward`) nor random draws, whose call advances the generator.
+  if (!Info && !C->Name.ends_with("_") && !C->Name.starts_with("_") &&
+      !C->Name.ends_with("_backward") && !C->Name.contains("dropout") &&
+      !C->Name.contains("rrelu") &&
+      !llvm::is_contained({"bernoulli", "normal", "multinomial", "poisson",
+                           "binomial"},
+                          C->Name) &&
+      autogradEntryOf(C->Name))
+    Info = &generatedOrDefaultOp(C->Name);
   if (!Info || !isOutOfPlace(*Info) ||
       (Info->Roles & (op::Fresh | op::FromValues)) || !returnsTensors(*C))
     return std::nullopt;
