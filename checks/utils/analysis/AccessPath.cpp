@@ -138,7 +138,7 @@ std::optional<AccessPath> pathOf(const Expr *E, unsigned Depth) {
         !isElementContainer(Object->getType()))
       return std::nullopt;
     StringRef Name = M->getName();
-    if (!llvm::is_contained({"at", "front", "back"}, Name))
+    if (!isElementAccessName(Name))
       return std::nullopt;
     std::optional<AccessPath> P = pathOf(Object, Depth + 1);
     if (!P)
@@ -198,6 +198,16 @@ std::string stepText(const AccessStep &S) {
 }
 
 } // namespace
+
+bool isElementAccessName(llvm::StringRef Name) {
+  return llvm::is_contained({"at", "front", "back"}, Name);
+}
+
+bool AccessPath::isKeyed() const {
+  return llvm::all_of(Steps, [](const AccessStep &S) {
+    return S.K != AccessStep::Element || S.Key.has_value();
+  });
+}
 
 bool AccessPath::isStrong() const {
   return llvm::none_of(
@@ -308,7 +318,7 @@ bool accessedByLiteralKeysOnly(const VarDecl &Container,
       if (Names(Member->getImplicitObjectArgument()) &&
           (!M || (!M->isConst() &&
                   !(M->getIdentifier() &&
-                    llvm::is_contained({"at", "front", "back"}, M->getName())))))
+                    isElementAccessName(M->getName())))))
         Keyed = false;
     } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
       if (Op->getNumArgs() > 0 && Names(Op->getArg(0)) &&

@@ -67,6 +67,9 @@ struct AccessPath {
 
   /// No element step: the path denotes one location.
   bool isStrong() const;
+  /// Every element step names its element by a literal index or key
+  /// (`v[0]`, `m.at("loss")`); a strong path is keyed too.
+  bool isKeyed() const;
   /// The root itself (no step).
   bool isRoot() const { return Steps.empty(); }
   /// A printable key, unique per path within a function: `v`, `b.first`,
@@ -80,6 +83,10 @@ struct AccessPath {
   }
   bool operator!=(const AccessPath &O) const { return !(*this == O); }
 };
+
+/// The methods of a standard container that return one of its elements:
+/// `at`, `front`, `back` (operator[] is the other element access).
+bool isElementAccessName(llvm::StringRef Name);
 
 /// The access path \p E denotes, or none (a temporary, a call result, a
 /// pointer dereference other than an iterator's, ...).

@@ -805,9 +805,7 @@ std::optional<Slot> MemoryFlow::slotOf(const Expr *E) const {
       !isFunctionLocal(P->Root, Fn) || P->Root->getType()->isReferenceType())
     return std::nullopt;
   if (!P->isStrong()) {
-    if (!llvm::all_of(P->Steps, [](const AccessStep &S) {
-          return S.K != AccessStep::Element || S.Key.has_value();
-        }))
+    if (!P->isKeyed())
       return std::nullopt;
     auto [It, Inserted] = KeyedOnly.try_emplace(P->Root, false);
     if (Inserted)

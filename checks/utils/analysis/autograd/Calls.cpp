@@ -102,7 +102,7 @@ bool keepsEvidence(const CallExpr &Call) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     if (const CXXMethodDecl *M = Member->getMethodDecl();
         M && M->getIdentifier() && M->getParent()->isInStdNamespace() &&
-        llvm::is_contained({"at", "front", "back"}, M->getName()) &&
+        isElementAccessName(M->getName()) &&
         isTensorValued(Call.getType()) &&
         isTensorValued(Member->getImplicitObjectArgument()->getType()))
       return true;

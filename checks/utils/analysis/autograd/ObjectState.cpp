@@ -177,11 +177,7 @@ const VarDecl *AutogradFlowBuilder::pathStandin(const Expr &E) const {
   // join over its elements).
   if (!Path || !Path->Root || Path->RootIsThis || Path->Steps.empty())
     return nullptr;
-  const bool Keyed =
-      !Path->isStrong() &&
-      llvm::all_of(Path->Steps, [](const AccessStep &S) {
-        return S.K != AccessStep::Element || S.Key.has_value();
-      });
+  const bool Keyed = !Path->isStrong() && Path->isKeyed();
   if (!Path->isStrong() && !Keyed)
     return nullptr;
   const VarDecl *Root = Path->Root;

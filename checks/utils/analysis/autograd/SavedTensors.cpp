@@ -186,7 +186,7 @@ void AutogradFlowBuilder::trackSameTensor(const CallExpr &Call,
              isTensorValued(Call.getType())) {
     const CXXMethodDecl *M = Member->getMethodDecl();
     if (M && M->getIdentifier() && M->getParent()->isInStdNamespace() &&
-        llvm::is_contained({"at", "front", "back"}, M->getName())) {
+        isElementAccessName(M->getName())) {
       Result.Same = ObjectValue.Same;
       Result.SavedBy = ObjectValue.SavedBy;
     }
