@@ -80,6 +80,44 @@ void stacked_list(torch::Device device, const std::vector<std::vector<float>> &r
   // CHECK-FIXES: model->forward(t.to(device));
 }
 
+// torch::load fills a field: restored where it was saved from, the CPU.
+void loaded_into_field(torch::Device device) {
+  Net model;
+  model->to(device);
+  Sample s{torch::Tensor(), 0};
+  torch::load(s.image, "input.pt");
+  model->forward(s.image);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor created on the CPU is passed to module 'model'
+  // CHECK-FIXES: model->forward(s.image.to(device));
+}
+
+// The loss's prediction is a module output kept in a field; its target is a
+// batch tensor kept in another.
+void loss_of_boxed_output(torch::Device device) {
+  auto dataset = torch::data::datasets::MNIST("data").map(
+      torch::data::transforms::Stack<>());
+  auto loader = torch::data::make_data_loader(std::move(dataset), 64);
+  Net model;
+  model->to(device);
+  for (auto &batch : *loader) {
+    std::pair<torch::Tensor, torch::Tensor> io{batch.data.to(device), batch.target};
+    Sample out{model->forward(io.first), 0};
+    auto loss = torch::nll_loss(out.image, io.second);
+    // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: tensor created on the CPU is combined in a loss with the output of module 'model'
+    // CHECK-FIXES: auto loss = torch::nll_loss(out.image, io.second.to(device));
+  }
+}
+
+// The same in a function template's instantiation.
+template <typename ModelT> void templated_field(ModelT &model, torch::Device device) {
+  model->to(device);
+  Sample s{torch::randn({2, 3}), 0};
+  model->forward(s.image);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: tensor created on the CPU is passed to module 'model'
+  // CHECK-FIXES: model->forward(s.image.to(device));
+}
+template void templated_field<Net>(Net &, torch::Device);
+
 // --- Negative --------------------------------------------------------------
 
 // One of the values stored is moved to the device.
@@ -127,4 +165,22 @@ void stacked_mixed(torch::Device device, torch::Tensor x) {
   std::vector<torch::Tensor> tensors{torch::zeros({3})};
   tensors.push_back(x.to(device));
   model->forward(torch::stack(tensors));
+}
+
+// torch::load with a device fills the field on that device.
+void loaded_into_field_with_device(torch::Device device) {
+  Net model;
+  model->to(device);
+  Sample s{torch::Tensor(), 0};
+  torch::load(s.image, "input.pt", device);
+  model->forward(s.image);
+}
+
+// The prediction kept in a field, the target moved before it was stored.
+void loss_of_boxed_output_moved(torch::Device device, torch::Tensor y) {
+  Net model;
+  model->to(device);
+  std::pair<torch::Tensor, torch::Tensor> io{torch::randn({2, 3}).to(device), torch::zeros({2}, torch::kLong).to(device)};
+  Sample out{model->forward(io.first), 0};
+  auto loss = torch::nll_loss(out.image, io.second);
 }

@@ -151,6 +151,14 @@ private:
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
       const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      // A standard library object (std::pair, std::tuple, a container)
+      // copies or moves what it is built from: its forwarding references do
+      // not put the argument on another device (std::reference_wrapper
+      // keeps a reference: written through later).
+      if (Ctor && Ctor->getParent()->isInStdNamespace() &&
+          !(Ctor->getParent()->getIdentifier() &&
+            Ctor->getParent()->getName() == "reference_wrapper"))
+        return;
       for (unsigned I = 0; I < Construct->getNumArgs(); ++I)
         if (mentions(Construct->getArg(I)) &&
             (!Ctor || I >= Ctor->getNumParams() ||
@@ -363,8 +371,9 @@ DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
     // A local list of tensors taken whole (`torch::stack(tensors)`,
     // `torch::cat(parts)`): every element stored in it.
     if (VD && isTensorListType(VD->getType()))
-      if (std::optional<PathValues> Stored = valuesOfElements(*VD))
-        return allOnCpu(Stored->Values, Depth);
+      if (std::optional<PathValues> Stored =
+              valuesOfElements(*VD, /*WithFills=*/true))
+        return allOnCpu(Stored->Values, Depth, /*SkipUndefined=*/true);
     return {};
   }
   if (isLoaderBatchField(E))
@@ -372,8 +381,9 @@ DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
   // A field or element of a local (`box.f`, `inputs[0]`, `std::get<1>(t)`):
   // as a variable, through every value stored there (PathValues.h).
   if (!isa<DeclRefExpr>(E))
-    if (std::optional<PathValues> Stored = valuesOfPath(*E))
-      return allOnCpu(Stored->Values, Depth);
+    if (std::optional<PathValues> Stored =
+            valuesOfPath(*E, /*WithFills=*/true))
+      return allOnCpu(Stored->Values, Depth, /*SkipUndefined=*/true);
   if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E)) {
     Placement T = placement(Cond->getTrueExpr(), Depth + 1);
     Placement F = placement(Cond->getFalseExpr(), Depth + 1);
@@ -392,8 +402,18 @@ DevicePlacement::Placement DevicePlacement::placement(const Expr *E,
         Operands.push_back(Arg);
     return allOnCpu(Operands, Depth);
   }
-  if (const auto *Call = dyn_cast<CallExpr>(E))
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    // torch::load(loc, path) as the value of the location it fills
+    // (PathValues.h): where the tensor was saved from, the CPU, unless a
+    // device says otherwise.
+    if (Call->getType()->isVoidType()) {
+      std::optional<const Expr *> Device = loadCallDevice(*Call);
+      if (!Device || (*Device && !cpuDevice(*Device, Depth + 1)))
+        return {};
+      return {true, Call};
+    }
     return callPlacement(*Call, E, Depth);
+  }
   return {};
 }
 
@@ -453,13 +473,28 @@ DevicePlacement::variablePlacement(const VarDecl &VD, unsigned Depth) {
   return Result;
 }
 
+/// True if \p E is a default-constructed (undefined) tensor: `torch::Tensor()`,
+/// `torch::Tensor{}`, `{}`.
+static bool isUndefinedTensor(const Expr *E) {
+  E = E ? E->IgnoreImplicit() : nullptr;
+  if (const auto *List = dyn_cast_or_null<InitListExpr>(E))
+    return List->getNumInits() == 0 && isTensorType(List->getType());
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+  return Construct && Construct->getNumArgs() == 0 &&
+         isTensorType(Construct->getType());
+}
+
 DevicePlacement::Placement
 DevicePlacement::allOnCpu(llvm::ArrayRef<const Expr *> Operands,
-                          unsigned Depth) {
+                          unsigned Depth, bool SkipUndefined) {
   if (Operands.empty())
     return {};
   Placement Result{true, nullptr};
   for (const Expr *Operand : Operands) {
+    // An undefined tensor stored before the real value (`Box b{Tensor()};`
+    // then `torch::load(b.f, path)`) is on no device: it does not decide.
+    if (SkipUndefined && isUndefinedTensor(Operand))
+      continue;
     Placement P = placement(Operand, Depth + 1);
     if (!P.Cpu)
       return {};
@@ -741,6 +776,17 @@ const CallExpr *DevicePlacement::forwardOrigin(const Expr *E) {
         return nullptr;
       E = D.Values.front();
       continue;
+    }
+    // A field or element of a local holding one value (PathValues.h).
+    if (!isa<CallExpr>(E) || isStdCall(*cast<CallExpr>(E), "get") ||
+        isa<CXXOperatorCallExpr>(E)) {
+      std::optional<PathValues> Stored = valuesOfPath(*E);
+      if (Stored) {
+        if (Stored->Values.size() != 1)
+          return nullptr;
+        E = Stored->Values.front();
+        continue;
+      }
     }
     const auto *Call = dyn_cast<CallExpr>(E);
     if (!Call)

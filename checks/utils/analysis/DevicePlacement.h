@@ -126,7 +126,10 @@ private:
   Placement placement(const Expr *E, unsigned Depth);
   Placement variablePlacement(const VarDecl &VD, unsigned Depth);
   Placement callPlacement(const CallExpr &Call, const Expr *E, unsigned Depth);
-  Placement allOnCpu(llvm::ArrayRef<const Expr *> Operands, unsigned Depth);
+  /// On the CPU if every operand is; \p SkipUndefined ignores undefined
+  /// tensors among values stored in a location (at least one must be known).
+  Placement allOnCpu(llvm::ArrayRef<const Expr *> Operands, unsigned Depth,
+                     bool SkipUndefined = false);
   Options optionsPlacement(const Expr *E, unsigned Depth);
   bool cpuDevice(const Expr *E, unsigned Depth);
   /// True if \p E is a range-for variable's field from a data loader batch.

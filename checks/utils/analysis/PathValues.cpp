@@ -6,6 +6,7 @@
 
 #include "utils/analysis/PathValues.h"
 #include "utils/ast/ASTUtils.h"
+#include "utils/libtorch/LibTorch.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -215,7 +216,8 @@ bool keepsStoredValues(StringRef Name) {
 
 class Collector {
 public:
-  Collector(const AccessPath &Path, PathValues &Out) : Path(Path), Out(Out) {}
+  Collector(const AccessPath &Path, PathValues &Out, bool WithFills)
+      : Path(Path), Out(Out), WithFills(WithFills) {}
 
   bool Known = true;
 
@@ -270,6 +272,7 @@ public:
 private:
   const AccessPath &Path;
   PathValues &Out;
+  const bool WithFills;
 
   std::optional<AccessPath> related(const Expr *E) const {
     if (!E)
@@ -330,6 +333,19 @@ private:
     // it is an assignment, seen as such.
     if (isStdCall(Call, "get"))
       return;
+    // torch::load(loc, path[, device]) fills the location itself: the call is
+    // its value. A part of it or an enclosing object filled stays unknown.
+    if (WithFills && Call.getNumArgs() >= 2 && loadCallDevice(Call) &&
+        !isa<CXXMemberCallExpr>(Call)) {
+      if (std::optional<AccessPath> Target = related(Call.getArg(0))) {
+        if (Target->Steps.size() != Path.Steps.size()) {
+          Known = false;
+          return;
+        }
+        Out.Values.push_back(&Call);
+        return;
+      }
+    }
     unsigned Shift = 0;
     const Expr *Object = nullptr;
     const CXXMethodDecl *Method = nullptr;
@@ -347,6 +363,10 @@ private:
       if (std::optional<AccessPath> On = related(Object))
         objectCall(*On, Call, *Method, Shift);
     if (!Known)
+      return;
+    // A module's forward or a loss reads its inputs, also where a template
+    // leaves the callee unresolved (`model->forward(s.image)`).
+    if (!Callee && (isModuleForwardCall(Call) || isLossCall(Call)))
       return;
     llvm::iterator_range<CallExpr::const_arg_iterator> Args(
         Call.arg_begin() + Shift, Call.arg_end());
@@ -419,23 +439,25 @@ private:
 
 } // namespace
 
-std::optional<PathValues> valuesOfPath(const Expr &E) {
+std::optional<PathValues> valuesOfPath(const Expr &E, bool WithFills) {
   std::optional<AccessPath> Path = accessPathOf(E);
   if (!Path)
     return std::nullopt;
-  return valuesOfLocation(*Path);
+  return valuesOfLocation(*Path, WithFills);
 }
 
-std::optional<PathValues> valuesOfElements(const VarDecl &Container) {
+std::optional<PathValues> valuesOfElements(const VarDecl &Container,
+                                           bool WithFills) {
   AccessPath Path;
   Path.Root = &Container;
   AccessStep Element;
   Element.K = AccessStep::Element;
   Path.Steps.push_back(Element);
-  return valuesOfLocation(Path);
+  return valuesOfLocation(Path, WithFills);
 }
 
-std::optional<PathValues> valuesOfLocation(const AccessPath &Location) {
+std::optional<PathValues> valuesOfLocation(const AccessPath &Location,
+                                           bool WithFills) {
   const AccessPath *Path = &Location;
   if (!Path->Root || Path->RootIsThis || Path->Steps.empty())
     return std::nullopt;
@@ -446,14 +468,14 @@ std::optional<PathValues> valuesOfLocation(const AccessPath &Location) {
     return std::nullopt;
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(Root->getParentFunctionOrMethod());
-  if (!Fn || !Fn->getBody() || Fn->isDependentContext())
+  if (!Fn || !Fn->getBody())
     return std::nullopt;
   PathValues Result;
   Result.Path = *Path;
   if (const Expr *Init = Root->getInit();
       Init && !selectPart(Init, Path->Steps, Result.Values))
     return std::nullopt;
-  Collector C(*Path, Result);
+  Collector C(*Path, Result, WithFills);
   forEachStmt(Fn->getBody(), [&](const Stmt &S) { C.inspect(S); });
   if (!C.Known)
     return std::nullopt;

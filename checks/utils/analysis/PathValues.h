@@ -21,7 +21,11 @@
 //   * for a compound assignment through the path itself (`v[0] /= s`), the
 //     whole assignment expression (read as `v[0] / s`, like a variable's);
 //   * the argument of push_back / emplace_back / push_front / emplace_front /
-//     insert / emplace into an enclosing container.
+//     insert / emplace into an enclosing container;
+//   * when the caller asks for them, the calls that fill the location through
+//     a reference: `torch::load(box.f, path)` (the call itself is the value;
+//     without the request such a call makes the location unknown, as any
+//     call taking it by non-const reference).
 //
 // Unknown (no values claimed) when anything else may change the location:
 // the root or a part of it handed to a call by non-const reference or
@@ -55,15 +59,19 @@ struct PathValues {
 /// is not such a location of a local variable, or when something the
 /// analysis cannot follow may change it (see above). An empty Values list
 /// means nothing was ever stored (a default-constructed element).
-std::optional<PathValues> valuesOfPath(const Expr &E);
+/// With \p WithFills, a torch::load call that fills the location is one of
+/// its values (the CallExpr); without it, such a call makes it unknown.
+std::optional<PathValues> valuesOfPath(const Expr &E, bool WithFills = false);
 
 /// The same for a location given by its path.
-std::optional<PathValues> valuesOfLocation(const AccessPath &Path);
+std::optional<PathValues> valuesOfLocation(const AccessPath &Path,
+                                           bool WithFills = false);
 
 /// The values any element of the local container \p Container may hold
 /// (the path `Container[]`): what a range-for over it, or an operation
 /// taking it whole (`torch::stack(tensors)`), reads.
-std::optional<PathValues> valuesOfElements(const VarDecl &Container);
+std::optional<PathValues> valuesOfElements(const VarDecl &Container,
+                                           bool WithFills = false);
 
 } // namespace clang::tidy::torch
 
