@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "ClassIndexOutOfRangeCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "DiscardedTensorResultCheck.h"
 #include "EvalLoopWithoutNoGradCheck.h"
@@ -38,6 +39,8 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<ClassIndexOutOfRangeCheck>(
+        "torch-class-index-out-of-range");
     Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
     Factories.registerCheck<DiscardedTensorResultCheck>(
         "torch-discarded-tensor-result");

@@ -1319,6 +1319,8 @@ StringRef lossOpName(const CallExpr &Loss) {
     return llvm::StringSwitch<StringRef>(Impl->getName())
         .Case("CrossEntropyLossImpl", "cross_entropy")
         .Case("NLLLossImpl", "nll_loss")
+        .Case("BCELossImpl", "binary_cross_entropy")
+        .Case("BCEWithLogitsLossImpl", "binary_cross_entropy_with_logits")
         .Default("");
   }
   if (isLossCall(Loss))

@@ -279,6 +279,7 @@ public:
   Tensor &operator+=(const Tensor &) { return *this; }
   Tensor &operator+=(Scalar) { return *this; }
   Tensor &operator-=(const Tensor &) { return *this; }
+  Tensor &operator-=(Scalar) { return *this; }
   Tensor &operator*=(const Tensor &) { return *this; }
   Tensor &operator*=(Scalar) { return *this; }
   Tensor &operator/=(const Tensor &) { return *this; }
@@ -900,4 +901,64 @@ make_data_loader(Dataset dataset, size_t batch_size) {
 inline void mock_internal_reload(nn::Module &m, const std::string &path) {
   torch::load(m, path);
 }
+} // namespace torch
+
+// --- class-index / BCE additions ---------------------------------------------
+// torch-class-index-out-of-range and torch-bce-input-out-of-range: index
+// factories, losses with options, Embedding, BCELoss.
+namespace at {
+Tensor randint(int64_t high, std::vector<int64_t> size, TensorOptions = {});
+Tensor randint(int64_t low, int64_t high, std::vector<int64_t> size, TensorOptions = {});
+Tensor randint_like(const Tensor &, int64_t high);
+Tensor one_hot(const Tensor &, int64_t num_classes = -1);
+Tensor nll_loss(const Tensor &input, const Tensor &target, const c10::optional<Tensor> &weight,
+                int64_t reduction = 1, int64_t ignore_index = -100);
+Tensor binary_cross_entropy_with_logits(const Tensor &input, const Tensor &target);
+Tensor where(const Tensor &condition, Scalar self, Scalar other);
+} // namespace at
+namespace torch {
+namespace nn {
+struct LinearOptions {
+  LinearOptions(int64_t in, int64_t out) {}
+  LinearOptions bias(bool) const { return *this; }
+};
+struct Conv2dOptions {
+  Conv2dOptions(int64_t in, int64_t out, int64_t kernel) {}
+};
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t dim) {}
+};
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
+public:
+  EmbeddingImpl(int64_t num_embeddings = 1, int64_t dim = 1) {}
+  at::Tensor forward(const at::Tensor &indices) { return indices; }
+  at::Tensor weight;
+};
+TORCH_MODULE(Embedding);
+struct CrossEntropyLossOptions {
+  CrossEntropyLossOptions ignore_index(int64_t) const { return *this; }
+};
+struct NLLLossOptions {
+  NLLLossOptions ignore_index(int64_t) const { return *this; }
+};
+class BCELossImpl : public Cloneable<BCELossImpl> {
+public:
+  at::Tensor forward(const at::Tensor &input, const at::Tensor &target) { return input; }
+};
+TORCH_MODULE(BCELoss);
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
+public:
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(Sigmoid);
+namespace functional {
+struct CrossEntropyFuncOptions {
+  CrossEntropyFuncOptions ignore_index(int64_t) const { return *this; }
+};
+inline at::Tensor cross_entropy(const at::Tensor &input, const at::Tensor &target,
+                                const CrossEntropyFuncOptions &options) { return input; }
+inline at::Tensor one_hot(const at::Tensor &tensor, int64_t num_classes = -1) { return tensor; }
+inline at::Tensor binary_cross_entropy_with_logits(const at::Tensor &input, const at::Tensor &target) { return input; }
+} // namespace functional
+} // namespace nn
 } // namespace torch
