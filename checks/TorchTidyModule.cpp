@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BackwardTwiceWithoutRetainGraphCheck.h"
+#include "BceInputOutOfRangeCheck.h"
 #include "ClassIndexOutOfRangeCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "DiscardedTensorResultCheck.h"
@@ -39,6 +40,8 @@ public:
     // (test/units/check_units.py fails otherwise).
     Factories.registerCheck<BackwardTwiceWithoutRetainGraphCheck>(
         "torch-backward-twice-without-retain-graph");
+    Factories.registerCheck<BceInputOutOfRangeCheck>(
+        "torch-bce-input-out-of-range");
     Factories.registerCheck<ClassIndexOutOfRangeCheck>(
         "torch-class-index-out-of-range");
     Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
