@@ -76,9 +76,15 @@ void BceInputOutOfRangeCheck::check(const MatchFinder::MatchResult &Result) {
                 << Input->getSourceRange();
     // The function forms with the input and target only (their further
     // arguments differ from the _with_logits form's): rename the callee.
+    // at::binary_cross_entropy(input, target, weight, reduction) and the
+    // _with_logits form agree on the first three parameters; the functional
+    // forms take different options types.
     std::optional<LibTorchCall> C = asLibTorchCall(Call);
+    const unsigned Written = llvm::count_if(Call->arguments(), [](const Expr *A) {
+      return !isa<CXXDefaultArgExpr>(A);
+    });
     if (O.Kind == Scores::Logits && C && !C->Object &&
-        Call->getNumArgs() == 2) {
+        Written <= (C->Functional ? 2u : 3u)) {
       SourceLocation Name = calleeNameLoc(*C);
       if (Name.isValid() && Name.isFileID())
         Diag << FixItHint::CreateReplacement(

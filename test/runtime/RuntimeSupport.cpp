@@ -2,6 +2,9 @@
 
 #include "RuntimeSupport.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/cuda.h>
@@ -67,6 +70,18 @@ std::string thrownMessage(const std::function<void()> &Fn) {
     return "<non-std exception>";
   }
   return "";
+}
+
+void exitAfterDeviceSideAssert(const std::function<void()> &Fn) {
+  const std::string Message = thrownMessage([&] {
+    Fn();
+    torch::cuda::synchronize();
+  });
+  if (Message.find("device-side assert") != std::string::npos)
+    std::exit(0);
+  std::fprintf(stderr, "expected a device-side assert, got: %s\n",
+               Message.empty() ? "no error" : Message.c_str());
+  std::exit(Message.empty() ? 2 : 1);
 }
 
 ::testing::AssertionResult contains(const std::string &Text,

@@ -70,6 +70,16 @@ bool cudaAllocatorStatsAvailable();
 /// synchronize. -1 when !cudaAllocatorStatsAvailable().
 int64_t cudaAllocatedBytes();
 
+/// For a GoogleTest death test (EXPECT_EXIT) on CUDA: runs Fn, then
+/// synchronizes the device, and exits the process with 0 when that raised
+/// "device-side assert triggered" (the asynchronous CUDA error of an index
+/// out of range in a kernel), 1 when it raised something else (printed), 2
+/// when nothing was raised. A device-side assert leaves the CUDA context
+/// unusable for the rest of the process, hence the child process:
+///   GTEST_FLAG_SET(death_test_style, "threadsafe");
+///   EXPECT_EXIT(exitAfterDeviceSideAssert(Fn), ::testing::ExitedWithCode(0), "");
+[[noreturn]] void exitAfterDeviceSideAssert(const std::function<void()> &Fn);
+
 /// Human-readable description of the run: LibTorch version, CUDA or CPU, and
 /// whether allocator statistics are compiled in. Tests print it once.
 std::string runDescription();
