@@ -8,9 +8,14 @@
 #define TORCH_TIDY_CHECKS_CLASSINDEXOUTOFRANGECHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/BoundaryGuard.h"
+#include "utils/analysis/IntegerValues.h"
+#include "utils/analysis/LayerWidth.h"
 #include "utils/ast/BodyParents.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -31,13 +36,36 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Parents.clear(); Reported.clear(); }
-  void onEndOfTranslationUnit() override { Parents.clear(); Reported.clear(); }
+  void onStartOfTranslationUnit() override { forget(); }
+  void onEndOfTranslationUnit() override { forget(); }
 
 private:
+  void forget() {
+    Parents.clear();
+    Reported.clear();
+    Uses.clear();
+  }
+  /// An index whose values reach outside what it indexes.
+  struct Finding {
+    const Expr *Index = nullptr;
+    const char *What = nullptr;
+    int64_t Value = 0;
+    /// Where the value comes from.
+    const Expr *Source = nullptr;
+    LayerWidth Width;
+  };
+  std::optional<Finding> evaluate(const CallExpr &Use, IntegerValues &Ints,
+                                  BoundaryAnalysis &Locals);
+  void report(const Finding &F, const Expr &At, const CallExpr *InHelper,
+              const SourceManager &SM);
+  /// The index uses in a function's body (cached).
+  llvm::ArrayRef<const CallExpr *> usesIn(const FunctionDecl &Fn);
+
   UserCodeMatchFinder UserCode{*this};
   BodyParents Parents;
   llvm::DenseSet<SourceLocation> Reported;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 1>>
+      Uses;
 };
 
 } // namespace clang::tidy::torch

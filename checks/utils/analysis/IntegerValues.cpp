@@ -279,6 +279,8 @@ IntegerSet IntegerValues::values(const Expr *E, unsigned Depth) {
     return IntegerSet::unknown();
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const Expr *Arg = boundArgument(Ref->getDecl()))
+      return values(Arg, Depth + 1); // The caller's argument.
     const auto *VD =
         dyn_cast_or_null<VarDecl>(DevicePlacement::aliasTarget(Ref->getDecl()));
     if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||

@@ -96,6 +96,17 @@ public:
 
   ASTContext &context() const { return Ctx; }
 
+  /// Evaluates a function's body at one of its calls: parameter \p P holds
+  /// the caller's argument \p Arg (an expression of the caller, evaluated
+  /// there). Used by the checks to follow a helper's loss to its call sites.
+  void bind(const ParmVarDecl *P, const Expr *Arg) { Bindings[P] = Arg; }
+  void clearBindings() { Bindings.clear(); }
+  /// The argument bound to \p D when it is a bound parameter; null otherwise.
+  const Expr *boundArgument(const ValueDecl *D) const {
+    auto It = Bindings.find(D);
+    return It == Bindings.end() ? nullptr : It->second;
+  }
+
 private:
   IntegerSet values(const Expr *E, unsigned Depth);
   IntegerSet variableValues(const VarDecl &VD, unsigned Depth);
@@ -107,6 +118,7 @@ private:
 
   ASTContext &Ctx;
   llvm::SmallPtrSet<const VarDecl *, 4> Visiting;
+  llvm::DenseMap<const ValueDecl *, const Expr *> Bindings;
 };
 
 } // namespace clang::tidy::torch

@@ -6,6 +6,7 @@
 
 #include "utils/analysis/LayerWidth.h"
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/PathValues.h"
 #include "utils/analysis/ScoreOrigin.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
@@ -55,6 +56,14 @@ llvm::SmallVector<const Expr *, 2> constructionsOf(const ValueDecl *Entity) {
     });
   }
   return Out;
+}
+
+/// \p Entity, or for a parameter bound at a call (IntegerValues::bind) the
+/// module the caller passes.
+const ValueDecl *boundEntity(const ValueDecl *Entity, IntegerValues &Ints) {
+  if (const Expr *Arg = Entity ? Ints.boundArgument(Entity) : nullptr)
+    return moduleObjectEntity(Arg);
+  return Entity;
 }
 
 /// The arguments a layer of class \p Impl was built with, inside \p From:
@@ -108,7 +117,8 @@ std::optional<LayerWidth> constructedWidth(const CallExpr &Forward,
                                            const CXXRecordDecl *Impl,
                                            unsigned Index, IntegerValues &Ints,
                                            StringRef What) {
-  const ValueDecl *Entity = moduleObjectEntity(callObject(Forward));
+  const ValueDecl *Entity = boundEntity(
+      moduleObjectEntity(callObject(Forward)), Ints);
   if (!Entity || !Impl)
     return std::nullopt;
   std::optional<LayerWidth> Agreed;
@@ -175,10 +185,18 @@ std::optional<LayerWidth> classCount(const Expr *E, IntegerValues &Ints,
   if (!E || Depth > MaxDepth || E->isTypeDependent())
     return std::nullopt;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const Expr *Arg = Ints.boundArgument(Ref->getDecl()))
+      return classCount(Arg, Ints, Locals, Depth + 1); // The caller's.
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     const Expr *Def = VD ? Locals.definitionAt(VD, Ref) : nullptr;
     return Def ? classCount(Def, Ints, Locals, Depth + 1) : std::nullopt;
   }
+  // A field or element of a local: every value stored there agrees.
+  if (!isa<CallExpr>(E) || isa<CXXOperatorCallExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E))
+      return Stored->Values.empty()
+                 ? std::nullopt
+                 : agreed(Stored->Values, Ints, Locals, Depth);
   if (std::optional<LibTorchCall> C = asLibTorchCall(E)) {
     const StringRef Name = C->Name;
     static const StringRef KeepShape[] = {
@@ -260,7 +278,8 @@ std::optional<LayerWidth> embeddingRowsOf(const CallExpr &Forward,
 std::optional<int64_t> ignoreIndexOf(const CallExpr &Loss,
                                      IntegerValues &Ints) {
   if (isModuleForwardCall(Loss)) {
-    const ValueDecl *Entity = moduleObjectEntity(callObject(Loss));
+    const ValueDecl *Entity =
+        boundEntity(moduleObjectEntity(callObject(Loss)), Ints);
     if (!Entity)
       return std::nullopt;
     llvm::SmallVector<const Expr *, 2> Constructions = constructionsOf(Entity);

@@ -368,6 +368,15 @@ private:
     // leaves the callee unresolved (`model->forward(s.image)`).
     if (!Callee && (isModuleForwardCall(Call) || isLossCall(Call)))
       return;
+    // A holder's `model(x)` forwards its arguments (a forwarding reference)
+    // to a forward that takes them by value or const reference.
+    if (Callee && isModuleForwardCall(Call))
+      if (const CXXMethodDecl *Forward = forwardMethodOf(Call);
+          Forward && llvm::none_of(Forward->parameters(),
+                                   [](const ParmVarDecl *P) {
+                                     return mayWriteThrough(P->getType());
+                                   }))
+        return;
     llvm::iterator_range<CallExpr::const_arg_iterator> Args(
         Call.arg_begin() + Shift, Call.arg_end());
     arguments(Callee, Args, 0);

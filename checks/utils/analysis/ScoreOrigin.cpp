@@ -6,6 +6,7 @@
 
 #include "utils/analysis/ScoreOrigin.h"
 #include "utils/analysis/FunctionSummary.h"
+#include "utils/analysis/PathValues.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -232,6 +233,15 @@ ScoreOrigin originOf(const Expr *E, BoundaryAnalysis &Locals, unsigned Depth) {
   E = stripImplicit(E);
   if (!E || Depth > MaxDepth)
     return {};
+  // A field or element of a local (`box.scores`, `outs[0]`): every value
+  // stored there (PathValues.h).
+  if (!isa<DeclRefExpr>(E))
+    if (std::optional<PathValues> Stored = valuesOfPath(*E);
+        Stored && !Stored->Values.empty()) {
+      ScoreOrigin O = agreedOrigin(Stored->Values, Locals, Depth);
+      O.Inline = false;
+      return O;
+    }
   // A field or element of a struct or tuple a function built and returned:
   // `out.probs`, `std::get<1>(out)`, `auto [logits, probs] = model(x);`.
   std::optional<TupleElement> Element = tupleElementOf(E);
