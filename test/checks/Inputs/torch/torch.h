@@ -901,3 +901,45 @@ inline void mock_internal_reload(nn::Module &m, const std::string &path) {
   torch::load(m, path);
 }
 } // namespace torch
+
+// --- wt-softmax additions ---
+// torch-softmax-over-batch-dim: the softmax layers' options, flatten and
+// dropout as functions, and layers that keep a batch's layout, as in the real
+// <torch/nn/options/activation.h>, <torch/nn/modules/{dropout,conv,batchnorm}.h>.
+namespace at {
+Tensor flatten(const Tensor &, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor dropout(const Tensor &, double p, bool train);
+} // namespace at
+namespace torch {
+namespace nn {
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) {}
+};
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) {}
+};
+class DropoutImpl : public Cloneable<DropoutImpl> {
+public:
+  explicit DropoutImpl(double p = 0.5) {}
+  at::Tensor forward(at::Tensor input) { return input; }
+};
+TORCH_MODULE(Dropout);
+class Conv1dImpl : public Cloneable<Conv1dImpl> {
+public:
+  Conv1dImpl(int64_t in = 1, int64_t out = 1, int64_t k = 1) {}
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(Conv1d);
+class BatchNorm1dImpl : public BatchNormImplBase<1, BatchNorm1dImpl> {
+public:
+  using BatchNormImplBase<1, BatchNorm1dImpl>::BatchNormImplBase;
+};
+TORCH_MODULE(BatchNorm1d);
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
+public:
+  EmbeddingImpl(int64_t num = 1, int64_t dim = 1) {}
+  at::Tensor forward(const at::Tensor &indices) { return indices; }
+};
+TORCH_MODULE(Embedding);
+} // namespace nn
+} // namespace torch
