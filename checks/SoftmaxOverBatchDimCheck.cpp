@@ -69,8 +69,8 @@ std::optional<int64_t> dimensionOf(const Expr *E, const ASTContext &Ctx,
     if (!E || E->isTypeDependent() || E->isValueDependent())
       return std::nullopt;
     const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-    const CXXRecordDecl *RD = Construct ? Construct->getConstructor()->getParent()
-                                        : nullptr;
+    const CXXRecordDecl *RD =
+        Construct ? Construct->getConstructor()->getParent() : nullptr;
     if (!RD)
       break;
     const std::string Name = RD->getQualifiedNameAsString();
@@ -130,11 +130,13 @@ void SoftmaxOverBatchDimCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("softmax");
-  std::optional<SoftmaxEvent> Event = Call ? softmaxEventOf(*Call) : std::nullopt;
+  std::optional<SoftmaxEvent> Event =
+      Call ? softmaxEventOf(*Call) : std::nullopt;
   if (!Event || !Event->Input || !Event->Dim)
     return;
   const Expr *Written = nullptr;
-  std::optional<int64_t> Dim = dimensionOf(Event->Dim, *Result.Context, Written);
+  std::optional<int64_t> Dim =
+      dimensionOf(Event->Dim, *Result.Context, Written);
   if (!Dim || (*Dim != 0 && *Dim >= -1))
     return;
   BatchShapeAnalysis Shapes(*Result.Context);
@@ -142,7 +144,9 @@ void SoftmaxOverBatchDimCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Batch || Batch->MinRank < 2)
     return;
   // Dimension 0, or -rank when the rank is known exactly.
-  if (*Dim != 0 && !(Batch->Rank && *Dim == -static_cast<int64_t>(*Batch->Rank)))
+  const bool MinusRank =
+      Batch->Rank && *Dim == -static_cast<int64_t>(*Batch->Rank);
+  if (*Dim != 0 && !MinusRank)
     return;
   if (!Reported
            .insert(Result.SourceManager->getExpansionLoc(beginLoc(*Call)))

@@ -284,7 +284,8 @@ BatchShapeAnalysis::Shape BatchShapeAnalysis::callShape(const CallExpr &Call,
     return {};
   if (C->Name == "flatten") {
     // Every dimension but the first: `[batch, features]`.
-    std::optional<int64_t> Start = intConstant(argumentAfterOperand(*C, 0), Ctx);
+    std::optional<int64_t> Start =
+        intConstant(argumentAfterOperand(*C, 0), Ctx);
     const Expr *EndArg = argumentAfterOperand(*C, 1);
     std::optional<int64_t> End = intConstant(EndArg, Ctx);
     const bool ToLast = !EndArg || isa<CXXDefaultArgExpr>(EndArg) ||
@@ -333,7 +334,8 @@ BatchShapeAnalysis::viewShape(const Expr &View, const Expr *Operand,
   Shape In = shape(Operand, Depth + 1);
   bool KeepsBatch = false;
   // `x.view({x.size(0), -1})`: dimension 0 kept as it is, on any operand.
-  if (const Expr *Of = sizeZeroOf(Lead, Ctx); Of && sameExpression(Of, Operand, Ctx))
+  if (const Expr *Of = sizeZeroOf(Lead, Ctx);
+      Of && sameExpression(Of, Operand, Ctx))
     KeepsBatch = true;
   // The batch size of a batched tensor.
   else if (isBatchSize(Lead, Depth + 1))

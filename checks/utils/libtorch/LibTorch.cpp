@@ -1232,9 +1232,9 @@ namespace {
 
 /// The first construction of a module of class \p Impl inside \p From that
 /// \p Accept accepts.
-const CXXConstructExpr *
-moduleConstructionIn(const Stmt *From, const CXXRecordDecl *Impl,
-                     llvm::function_ref<bool(const CXXConstructExpr &)> Accept) {
+const CXXConstructExpr *moduleConstructionIn(
+    const Stmt *From, const CXXRecordDecl *Impl,
+    llvm::function_ref<bool(const CXXConstructExpr &)> Accept) {
   const CXXConstructExpr *Found = nullptr;
   forEachStmt(From, [&](const Stmt &S) {
     if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
