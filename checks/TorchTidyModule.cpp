@@ -20,6 +20,7 @@
 #include "MissingZeroGradCheck.h"
 #include "OptimizerCreatedInLoopCheck.h"
 #include "SoftmaxBeforeCrossEntropyCheck.h"
+#include "SoftmaxOverBatchDimCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -64,6 +65,8 @@ public:
         "torch-optimizer-created-in-loop");
     Factories.registerCheck<SoftmaxBeforeCrossEntropyCheck>(
         "torch-softmax-before-cross-entropy");
+    Factories.registerCheck<SoftmaxOverBatchDimCheck>(
+        "torch-softmax-over-batch-dim");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
     // Each factory first records the clang-tidy context of the checks it

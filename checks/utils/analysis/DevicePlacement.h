@@ -114,6 +114,13 @@ public:
   };
   const Definitions &definitionsOf(const VarDecl &VD);
 
+  /// True if \p E is a tensor field (`batch.data`, `batch.target`) of the
+  /// variable of a range-for over a data loader (torch::data::DataLoaderBase:
+  /// what make_data_loader makes), a variable the function neither assigns
+  /// nor changes that field of: one batch of stacked examples, whose
+  /// dimension 0 indexes the samples.
+  bool isLoaderBatchField(const Expr *E);
+
 private:
   /// The result of one step: on the CPU or not; Origin is null while a
   /// variable is being followed through itself (`x = x.view(...)`).
@@ -132,9 +139,6 @@ private:
                      bool SkipUndefined = false);
   Options optionsPlacement(const Expr *E, unsigned Depth);
   bool cpuDevice(const Expr *E, unsigned Depth);
-  /// True if \p E is a range-for variable's field from a data loader batch.
-  bool isLoaderBatchField(const Expr *E);
-
   ASTContext &Ctx;
   // Held by pointer: a definition is read while others are computed.
   llvm::DenseMap<const VarDecl *, std::unique_ptr<Definitions>> Defs;

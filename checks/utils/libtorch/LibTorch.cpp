@@ -1230,24 +1230,71 @@ const CXXRecordDecl *moduleImplOf(QualType T) {
 
 namespace {
 
-/// The first construction of a Sequential with layers inside \p From.
-const CXXConstructExpr *sequentialConstruction(const Stmt *From,
-                                               const CXXRecordDecl *Impl) {
+/// The first construction of a module of class \p Impl inside \p From that
+/// \p Accept accepts.
+const CXXConstructExpr *moduleConstructionIn(
+    const Stmt *From, const CXXRecordDecl *Impl,
+    llvm::function_ref<bool(const CXXConstructExpr &)> Accept) {
   const CXXConstructExpr *Found = nullptr;
   forEachStmt(From, [&](const Stmt &S) {
     if (const auto *C = dyn_cast<CXXConstructExpr>(&S);
         C && !Found && C->getNumArgs() > 0 &&
-        moduleImplOf(C->getType()) == Impl) {
-      // With layers: not `{nullptr}`, a copy, or a holder made from a
-      // pointer to a Sequential.
-      const Expr *First = sequentialLayerOf(C->getArg(0), /*Last=*/false);
-      const CXXRecordDecl *Layer =
-          First ? moduleImplOf(First->getType()) : nullptr;
-      if (Layer && Layer != Impl && isModuleClass(Layer))
-        Found = C;
-    }
+        moduleImplOf(C->getType()) == Impl && Accept(*C))
+      Found = C;
   });
   return Found;
+}
+
+/// The construction \p Accept accepts of the module variable or member whose
+/// forward \p Forward runs (see moduleConstructionOf).
+const CXXConstructExpr *
+constructionOfForwardObject(const CallExpr &Forward, const CXXRecordDecl *Impl,
+                            llvm::function_ref<bool(const CXXConstructExpr &)>
+                                Accept) {
+  const Expr *Object = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Forward))
+    Object = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
+    Object = Member->getImplicitObjectArgument();
+  const ValueDecl *Entity = moduleObjectEntity(Object);
+  const CXXConstructExpr *Construct = nullptr;
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity))
+    Construct = moduleConstructionIn(Var->getInit(), Impl, Accept);
+  else if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity)) {
+    Construct =
+        moduleConstructionIn(Field->getInClassInitializer(), Impl, Accept);
+    // Assigned in the constructors: `net = register_module("net",
+    // torch::nn::Sequential(...))`, or initialised in their member
+    // initialisers; one construction in all of them.
+    const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+    if (!Construct && Class)
+      for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+        const CXXConstructExpr *Here = nullptr;
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (Init->getMember() == Field && Init->isWritten())
+            Here = moduleConstructionIn(Init->getInit(), Impl, Accept);
+        forEachStmt(Ctor->getBody(), [&](const Stmt &S) {
+          const Expr *LHS = nullptr, *RHS = nullptr;
+          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
+              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+            LHS = Op->getArg(0);
+            RHS = Op->getArg(1);
+          } else if (const auto *BO = dyn_cast<BinaryOperator>(&S);
+                     BO && BO->getOpcode() == BO_Assign) {
+            LHS = BO->getLHS();
+            RHS = BO->getRHS();
+          }
+          if (!Here && LHS && moduleObjectEntity(LHS) == Field)
+            Here = moduleConstructionIn(RHS, Impl, Accept);
+        });
+        // Constructors that build different modules: none is known.
+        if (Here && Construct && Here != Construct)
+          return nullptr;
+        if (Here)
+          Construct = Here;
+      }
+  }
+  return Construct;
 }
 
 } // namespace
@@ -1264,49 +1311,36 @@ const CXXConstructExpr *sequentialConstructionOf(const CallExpr &Forward) {
   const CXXRecordDecl *Impl = forwardModuleClass(Forward);
   if (!Impl || !hasQualifiedName(Impl, {"torch::nn::SequentialImpl"}))
     return nullptr;
-  const Expr *Object = nullptr;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Forward))
-    Object = Op->getNumArgs() ? Op->getArg(0) : nullptr;
-  else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Forward))
-    Object = Member->getImplicitObjectArgument();
-  const ValueDecl *Entity = moduleObjectEntity(Object);
-  const CXXConstructExpr *Construct = nullptr;
-  if (const auto *Var = dyn_cast_or_null<VarDecl>(Entity))
-    Construct = sequentialConstruction(Var->getInit(), Impl);
-  else if (const auto *Field = dyn_cast_or_null<FieldDecl>(Entity)) {
-    Construct = sequentialConstruction(Field->getInClassInitializer(), Impl);
-    // Assigned in the constructors: `net = register_module("net",
-    // torch::nn::Sequential(...))`, or initialised in their member
-    // initialisers; one construction in all of them.
-    const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
-    if (!Construct && Class)
-      for (const CXXConstructorDecl *Ctor : Class->ctors()) {
-        const CXXConstructExpr *Here = nullptr;
-        for (const CXXCtorInitializer *Init : Ctor->inits())
-          if (Init->getMember() == Field && Init->isWritten())
-            Here = sequentialConstruction(Init->getInit(), Impl);
-        forEachStmt(Ctor->getBody(), [&](const Stmt &S) {
-          const Expr *LHS = nullptr, *RHS = nullptr;
-          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S);
-              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-            LHS = Op->getArg(0);
-            RHS = Op->getArg(1);
-          } else if (const auto *BO = dyn_cast<BinaryOperator>(&S);
-                     BO && BO->getOpcode() == BO_Assign) {
-            LHS = BO->getLHS();
-            RHS = BO->getRHS();
-          }
-          if (!Here && LHS && moduleObjectEntity(LHS) == Field)
-            Here = sequentialConstruction(RHS, Impl);
-        });
-        // Constructors that build different networks: no first layer known.
-        if (Here && Construct && Here != Construct)
-          return nullptr;
-        if (Here)
-          Construct = Here;
-      }
-  }
-  return Construct;
+  // With layers: not `{nullptr}`, a copy, or a holder made from a pointer to
+  // a Sequential.
+  return constructionOfForwardObject(
+      Forward, Impl, [&](const CXXConstructExpr &C) {
+        const Expr *First = sequentialLayerOf(C.getArg(0), /*Last=*/false);
+        const CXXRecordDecl *Layer =
+            First ? moduleImplOf(First->getType()) : nullptr;
+        return Layer && Layer != Impl && isModuleClass(Layer);
+      });
+}
+
+const CXXConstructExpr *moduleConstructionOf(const CallExpr &Forward) {
+  const CXXRecordDecl *Impl = forwardModuleClass(Forward);
+  if (!Impl)
+    return nullptr;
+  // With its arguments: not `{nullptr}`, a copy of another holder, or a
+  // holder made from a pointer to the module.
+  return constructionOfForwardObject(
+      Forward, Impl, [&](const CXXConstructExpr &C) {
+        const Expr *First = stripImplicit(C.getArg(0));
+        if (!First || isa<CXXDefaultArgExpr>(First) ||
+            First->getType()->isNullPtrType() ||
+            First->getType()->isPointerType() ||
+            First->isTypeDependent())
+          return false;
+        const CXXRecordDecl *RD = First->getType()->getAsCXXRecordDecl();
+        if (RD && hasQualifiedName(RD, {"std::shared_ptr"}))
+          return false;
+        return !RD || moduleImplOf(First->getType()) != Impl;
+      });
 }
 
 StringRef lossOpName(const CallExpr &Loss) {

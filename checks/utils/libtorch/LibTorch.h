@@ -407,6 +407,16 @@ const CXXRecordDecl *sequentialFirstLayer(const CallExpr &Forward);
 /// sequentialFirstLayer); null otherwise.
 const CXXConstructExpr *sequentialConstructionOf(const CallExpr &Forward);
 
+/// The construction, with its arguments, of the module whose forward
+/// \p Forward runs, found where sequentialConstructionOf finds a Sequential's:
+/// the variable's initialiser (`torch::nn::Softmax probs(1);`), the member's
+/// default initialiser, or the one construction its class's constructors give
+/// it (a member initialiser or `m = register_module("m",
+/// torch::nn::Softmax(1));`). Not a copy of another holder, `{nullptr}` or a
+/// holder made from a pointer. Null when there is none, or when constructors
+/// disagree.
+const CXXConstructExpr *moduleConstructionOf(const CallExpr &Forward);
+
 /// The operation-table spelling of the loss \p Loss computes: the function's
 /// name (cross_entropy, nll_loss, also for an unresolved call in a template),
 /// or for a loss module's forward the function the module applies

@@ -960,5 +960,39 @@ inline at::Tensor cross_entropy(const at::Tensor &input, const at::Tensor &targe
 inline at::Tensor one_hot(const at::Tensor &tensor, int64_t num_classes = -1) { return tensor; }
 inline at::Tensor binary_cross_entropy_with_logits(const at::Tensor &input, const at::Tensor &target) { return input; }
 } // namespace functional
+// --- wt-softmax additions ---
+// torch-softmax-over-batch-dim: the softmax layers' options, flatten and
+// dropout as functions, and layers that keep a batch's layout, as in the real
+// <torch/nn/options/activation.h>, <torch/nn/modules/{dropout,conv,batchnorm}.h>.
+namespace at {
+Tensor flatten(const Tensor &, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor dropout(const Tensor &, double p, bool train);
+} // namespace at
+namespace torch {
+namespace nn {
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) {}
+};
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) {}
+};
+class DropoutImpl : public Cloneable<DropoutImpl> {
+public:
+  explicit DropoutImpl(double p = 0.5) {}
+  at::Tensor forward(at::Tensor input) { return input; }
+};
+TORCH_MODULE(Dropout);
+class Conv1dImpl : public Cloneable<Conv1dImpl> {
+public:
+  Conv1dImpl(int64_t in = 1, int64_t out = 1, int64_t k = 1) {}
+  at::Tensor forward(const at::Tensor &input) { return input; }
+};
+TORCH_MODULE(Conv1d);
+class BatchNorm1dImpl : public BatchNormImplBase<1, BatchNorm1dImpl> {
+public:
+  using BatchNormImplBase<1, BatchNorm1dImpl>::BatchNormImplBase;
+};
+TORCH_MODULE(BatchNorm1d);
+// (torch::nn::Embedding: in the class-index / BCE block above.)
 } // namespace nn
 } // namespace torch
