@@ -18,6 +18,7 @@
 #include "MissingZeroGradCheck.h"
 #include "OptimizerCreatedInLoopCheck.h"
 #include "SoftmaxBeforeCrossEntropyCheck.h"
+#include "StackedSamplesVaryInSizeCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -58,6 +59,8 @@ public:
         "torch-optimizer-created-in-loop");
     Factories.registerCheck<SoftmaxBeforeCrossEntropyCheck>(
         "torch-softmax-before-cross-entropy");
+    Factories.registerCheck<StackedSamplesVaryInSizeCheck>(
+        "torch-stacked-samples-vary-in-size");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
     // Each factory first records the clang-tidy context of the checks it
