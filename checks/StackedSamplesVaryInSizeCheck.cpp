@@ -34,7 +34,6 @@ void StackedSamplesVaryInSizeCheck::check(
   const CXXRecordDecl *Dataset = Map ? stackedDataset(*Map) : nullptr;
   const FunctionDecl *Get =
       Dataset ? datasetGetDefinition(*Dataset) : nullptr;
-  if (getenv("SSDEBUG")) llvm::errs() << "map " << Map << " ds " << Dataset << " get " << Get << "\n";
   if (!Get || !Analysed.insert(Get).second)
     return;
   SampleSizes Sizes(*Get, *Result.Context, Parents);

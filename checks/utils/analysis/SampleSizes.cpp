@@ -525,7 +525,6 @@ SizeOrigin SampleSizes::throughVariable(
     const VarDecl &Var, const Expr &Use, unsigned Depth,
     llvm::function_ref<SizeOrigin(const Definition &)> Each) {
   const Definitions &D = definitionsOf(Var);
-  if (getenv("SSDEBUG")) llvm::errs() << "var " << Var.getName() << " defs " << D.List.size() << " opaque " << D.Opaque << " knows " << Paths.knows(Use) << "\n";
   if (D.Opaque || Depth > MaxDepth || !Paths.knows(Use))
     return unknown();
   llvm::DenseSet<const Stmt *> DefStmts;
@@ -883,7 +882,6 @@ SizeOrigin SampleSizes::padded(const Expr *Operand, const Expr *Amounts,
 
 SizeOrigin SampleSizes::tensor(const Expr *E, unsigned Depth) {
   E = strip(E);
-  if (getenv("SSDEBUG") && E) { llvm::errs() << "tensor at depth " << Depth << "\n"; E->dump(); }
   if (!E || Depth > MaxDepth || E->isTypeDependent())
     return unknown();
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
