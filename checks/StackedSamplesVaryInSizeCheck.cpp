@@ -17,11 +17,10 @@ namespace clang::tidy::torch {
 void StackedSamplesVaryInSizeCheck::registerMatchers(MatchFinder *Finder) {
   // `Dataset(...).map(torch::data::transforms::Stack<>())`, or the free
   // torch::data::datasets::map; which data set it stacks is read from the
-  // types (stackedDataset).
+  // types (stackedDataset), so a template's map is read in its
+  // instantiations (the report is at the data set's get(), once).
   UserCode.addMatcher(
-      callExpr(isExpansionInUserCode(),
-               unless(ast_matchers::isInTemplateInstantiation()),
-               callee(functionDecl(hasName("map"))))
+      callExpr(isExpansionInUserCode(), callee(functionDecl(hasName("map"))))
           .bind("map"));
   UserCode.registerWith(*Finder);
 }
@@ -39,7 +38,10 @@ void StackedSamplesVaryInSizeCheck::check(
   SampleSizes Sizes(*Get, *Result.Context, Parents);
   for (const ExampleTensor &T : returnedExampleTensors(*Get)) {
     const SizeOrigin O = Sizes.sizesOf(T.Value);
-    if (!O.varies())
+    if (!O.varies() ||
+        !Reported
+             .insert(Result.SourceManager->getExpansionLoc(beginLoc(*T.Value)))
+             .second)
       continue;
     diag(beginLoc(*T.Value),
          "the %0 tensor's sizes come from each sample (%1); stacking samples "

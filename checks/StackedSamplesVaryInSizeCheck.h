@@ -34,12 +34,15 @@ public:
 private:
   void forgetTranslationUnit() {
     Analysed.clear();
+    Reported.clear();
     Parents.clear();
   }
 
   UserCodeMatchFinder UserCode{*this};
   /// Each get() is reported once, at its first Stack<>() use.
   llvm::DenseSet<const FunctionDecl *> Analysed;
+  /// Two instantiations of a class template's get() share their locations.
+  llvm::DenseSet<SourceLocation> Reported;
   BodyParents Parents;
 };
 

@@ -79,6 +79,30 @@ public:
 
 void train_decoded() { auto loader = torch::data::make_data_loader(Decoded().map(Stack<>()), 2); }
 
+// A class template, stacked in a function template: its get() is reported
+// once for both specializations.
+template <typename Label>
+class TemplateImages : public torch::data::datasets::Dataset<TemplateImages<Label>> {
+public:
+  Example<> get(size_t index) {
+    cv::Mat image = cv::imread(paths_[index]);
+    auto t = torch::from_blob(image.data, {image.rows, image.cols, 3});
+    return {t, torch::tensor(static_cast<int64_t>(Label(1)))};
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the data tensor's sizes come from each sample (image rows and columns)
+    // CHECK-MESSAGES: :[[@LINE-4]]:21: note: the image is read here
+  }
+  std::vector<std::string> paths_;
+};
+
+template <typename D> void train_generic(D dataset) {
+  auto loader = torch::data::make_data_loader(std::move(dataset).map(Stack<>()), 4);
+}
+
+void train_templates() {
+  train_generic(TemplateImages<int>());
+  train_generic(TemplateImages<float>());
+}
+
 // --- Sequences of the sample's length ----------------------------------------
 
 // One element of a member of sequences, indexed by get's argument.

@@ -349,9 +349,16 @@ const FunctionDecl *datasetGetDefinition(const CXXRecordDecl &Dataset) {
       continue;
     for (const CXXMethodDecl *M : RD->methods()) {
       const FunctionDecl *Def = nullptr;
-      if (M->getIdentifier() && M->getName() == "get" &&
-          M->getNumParams() == 1 && M->hasBody(Def) && Def->getBody())
+      if (!M->getIdentifier() || M->getName() != "get" ||
+          M->getNumParams() != 1)
+        continue;
+      if (M->hasBody(Def) && Def->getBody())
         return Def;
+      // A member of a class template's specialization that was never
+      // instantiated: its template's own body.
+      if (const FunctionDecl *Pattern = M->getTemplateInstantiationPattern())
+        if (Pattern->hasBody(Def) && Def->getBody())
+          return Def;
     }
     for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
       if (const CXXRecordDecl *B = recordOf(Base.getType()))
