@@ -285,6 +285,20 @@ public:
   }
 };
 
+// Cut, then padded by a loop that tests the sequence's own size.
+class PaddingLoop : public torch::data::datasets::Dataset<PaddingLoop> {
+public:
+  Example<> get(size_t index) {
+    std::vector<int64_t> v = data_[index];
+    if (v.size() > 8)
+      v.resize(8);
+    while (v.size() < 8)
+      v.push_back(0);
+    return {torch::tensor(v), torch::tensor(0)};
+  }
+  std::vector<std::vector<int64_t>> data_;
+};
+
 // --- Negative: nothing proves the sizes vary ---------------------------------
 
 torch::Tensor load_image(const std::string &path);
@@ -337,6 +351,7 @@ void negatives() {
   auto g = torch::data::make_data_loader(PaddedTensor().map(Stack<>()), 4);
   auto h = torch::data::make_data_loader(FixedLoop().map(Stack<>()), 4);
   auto i = torch::data::make_data_loader(Opaque().map(Stack<>()), 4);
+  auto l = torch::data::make_data_loader(PaddingLoop().map(Stack<>()), 4);
   auto j = torch::data::make_data_loader(CustomCollate().map(PadCollate()), 4);
   int k = mine::map(NeverMapped(), Stack<>());
 }

@@ -525,6 +525,32 @@ const SampleSizes::Definitions &SampleSizes::definitionsOf(const VarDecl &Var) {
             Ref && Ref->getDecl() == &Var)
           D.Opaque = true;
       });
+  // A loop that writes the variable while its condition tests it (`while
+  // (v.size() < L) v.push_back(0);`): every path out of the loop passes the
+  // test, which bounds what the earlier definitions left. The test is a
+  // definition of its own, with a value not modelled.
+  llvm::SmallVector<Definition, 2> Tests;
+  for (const Definition &Def : D.List) {
+    if (!Def.Call || !Def.ThroughObject)
+      continue;
+    for (const Stmt *Loop : enclosingLoops(*Def.At, Get, Parents)) {
+      const Expr *Cond = nullptr;
+      if (const auto *W = dyn_cast<WhileStmt>(Loop))
+        Cond = W->getCond();
+      else if (const auto *F = dyn_cast<ForStmt>(Loop))
+        Cond = F->getCond();
+      else if (const auto *Do = dyn_cast<DoStmt>(Loop))
+        Cond = Do->getCond();
+      forEachStmt(Cond, [&](const Stmt &S) {
+        if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&S);
+            MC && refersTo(MC->getImplicitObjectArgument(), Var) &&
+            llvm::none_of(Tests,
+                          [&](const Definition &T) { return T.At == MC; }))
+          Tests.push_back({MC, nullptr, nullptr, false});
+      });
+    }
+  }
+  D.List.append(Tests.begin(), Tests.end());
   return Defs[&Var] = std::move(D);
 }
 
@@ -718,7 +744,8 @@ SizeOrigin SampleSizes::mat(const Expr *E, unsigned Depth) {
   return unknown();
 }
 
-SizeOrigin SampleSizes::drivingLoop(const Stmt &Append, unsigned Depth) {
+SizeOrigin SampleSizes::drivingLoop(const Stmt &Append,
+                                    const VarDecl &Appended, unsigned Depth) {
   for (const Stmt *Loop : enclosingLoops(Append, Get, Parents)) {
     const Expr *Cond = nullptr;
     if (const auto *W = dyn_cast<WhileStmt>(Loop))
@@ -738,6 +765,16 @@ SizeOrigin SampleSizes::drivingLoop(const Stmt &Append, unsigned Depth) {
     }
     if (!Cond)
       continue;
+    // A loop that appends until the sequence itself reaches a size
+    // (`while (v.size() < max_len) v.push_back(pad);`) pads it: not read
+    // from the sample (what it leaves is not known here).
+    bool Pads = false;
+    forEachStmt(Cond, [&](const Stmt &S) {
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(&S))
+        Pads |= refersTo(MC->getImplicitObjectArgument(), Appended);
+    });
+    if (Pads)
+      return {SizeOrigin::Unknown, Loop};
     SizeOrigin Found;
     forEachStmt(Cond, [&](const Stmt &S) {
       if (Found.varies())
@@ -828,7 +865,9 @@ SizeOrigin SampleSizes::sequence(const Expr *E, unsigned Depth) {
                               StringRef("emplace"), StringRef("append")},
                              Name);
       if (Appends) {
-        SizeOrigin Loop = drivingLoop(*D.Call, Depth + 1);
+        SizeOrigin Loop = drivingLoop(*D.Call, *Var, Depth + 1);
+        if (Loop.Source && !Loop.varies())
+          return unknown(); // A padding loop.
         return Loop.varies() ? Loop : sequence(objectOf(*D.Call), Depth + 1);
       }
       if ((Name == "resize" || Name == "assign") && D.Call->getNumArgs() >= 1 &&

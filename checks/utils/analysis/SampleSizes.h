@@ -50,7 +50,10 @@
 //    or `L - <anything>` with L fixed (padding up to L), view/reshape to fixed
 //    sizes (they throw otherwise).
 //
-//    Unknown (not reported): anything else: a parameter, a tensor member, a
+//    Unknown (not reported): a sequence after a loop that appends to it while
+//    its condition tests it (`while (v.size() < L) v.push_back(0);`: padding;
+//    the test is a definition whose value is not modelled), and anything
+//    else: a parameter, a tensor member, a
 //    user function's result, a crop (`narrow`, `slice`, `index`, a cv::Mat
 //    region) of a varying value, a variable written through a reference or
 //    pointer, or captured by a lambda.
@@ -138,8 +141,11 @@ private:
   SizeOrigin sequence(const Expr *E, unsigned Depth);
   SizeOrigin tensorFromValues(const Expr *E, unsigned Depth);
   SizeOrigin padded(const Expr *Operand, const Expr *Amounts, unsigned Depth);
-  /// An append in a loop of get() driven by the sample.
-  SizeOrigin drivingLoop(const Stmt &Append, unsigned Depth);
+  /// An append into \p Appended in a loop of get() driven by the sample;
+  /// Unknown with the loop as Source for a loop that tests \p Appended's
+  /// own size (padding).
+  SizeOrigin drivingLoop(const Stmt &Append, const VarDecl &Appended,
+                         unsigned Depth);
 
   /// Joins what each definition of local \p Var reaching \p Use gives.
   SizeOrigin throughVariable(
