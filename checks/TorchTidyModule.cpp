@@ -21,6 +21,7 @@
 #include "OptimizerCreatedInLoopCheck.h"
 #include "SoftmaxBeforeCrossEntropyCheck.h"
 #include "SoftmaxOverBatchDimCheck.h"
+#include "StackedSamplesVaryInSizeCheck.h"
 #include "TensorFromValuesBreaksGraphCheck.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -67,6 +68,8 @@ public:
         "torch-softmax-before-cross-entropy");
     Factories.registerCheck<SoftmaxOverBatchDimCheck>(
         "torch-softmax-over-batch-dim");
+    Factories.registerCheck<StackedSamplesVaryInSizeCheck>(
+        "torch-stacked-samples-vary-in-size");
     Factories.registerCheck<TensorFromValuesBreaksGraphCheck>(
         "torch-tensor-from-values-breaks-graph");
     // Each factory first records the clang-tidy context of the checks it

@@ -95,9 +95,22 @@ bool BodyPaths::endsIteration(Position P, const CFGBlock *Header) {
 bool BodyPaths::reachesInIteration(const Stmt &From, const Stmt &To,
                                    const Stmt &Loop,
                                    llvm::function_ref<bool(const Stmt &)> Stops) {
-  std::optional<Position> PF = positionOf(From), PT = positionOf(To);
   const CFGBlock *Header = headerOf(Loop);
-  if (!PF || !PT || !Header || PF->Block == Header || PT->Block == Header)
+  if (!Header)
+    return false;
+  return reachesAvoiding(From, To, Header, Stops);
+}
+
+bool BodyPaths::reaches(const Stmt &From, const Stmt &To,
+                        llvm::function_ref<bool(const Stmt &)> Stops) {
+  return reachesAvoiding(From, To, nullptr, Stops);
+}
+
+bool BodyPaths::reachesAvoiding(
+    const Stmt &From, const Stmt &To, const CFGBlock *Header,
+    llvm::function_ref<bool(const Stmt &)> Stops) {
+  std::optional<Position> PF = positionOf(From), PT = positionOf(To);
+  if (!PF || !PT || (Header && (PF->Block == Header || PT->Block == Header)))
     return false;
   auto StopsAt = [&](const CFGBlock *B, unsigned I) {
     if (!Stops)

@@ -54,6 +54,13 @@ public:
   bool reachesInIteration(const Stmt &From, const Stmt &To, const Stmt &Loop,
                           llvm::function_ref<bool(const Stmt &)> Stops = {});
 
+  /// True if some path from \p From to \p To (through loops' back edges
+  /// too) meets no statement for which \p Stops holds strictly between the
+  /// two: reaching definitions, with \p Stops the variable's other
+  /// definitions. Unknown statements: no.
+  bool reaches(const Stmt &From, const Stmt &To,
+               llvm::function_ref<bool(const Stmt &)> Stops = {});
+
   /// True if some iteration of \p Loop runs both \p S and \p Anchor, in
   /// either order: a path from the body entry through both back to the
   /// header. False for a statement that only paths leaving the loop, or
@@ -90,6 +97,11 @@ private:
                                            bool *ReachedHeader = nullptr,
                                            llvm::function_ref<bool(const CFGBlock *)>
                                                Blocked = {});
+  /// reaches / reachesInIteration: paths that do not pass \p Header (null:
+  /// any path).
+  bool reachesAvoiding(const Stmt &From, const Stmt &To,
+                       const CFGBlock *Header,
+                       llvm::function_ref<bool(const Stmt &)> Stops);
   /// Can a path from position \p P reach the header (end the iteration)?
   bool endsIteration(Position P, const CFGBlock *Header);
 

@@ -996,3 +996,45 @@ TORCH_MODULE(BatchNorm1d);
 // (torch::nn::Embedding: in the class-index / BCE block above.)
 } // namespace nn
 } // namespace torch
+// --- wt-stacked additions ---
+// torch-stacked-samples-vary-in-size: what a data set's get() uses to build
+// and normalise its samples, as the real headers name them.
+#include <array>
+namespace torch {
+template <typename T, size_t N>
+inline at::Tensor tensor(const std::array<T, N> &values,
+                         const at::TensorOptions &options = {}) {
+  return {};
+}
+namespace nn {
+namespace functional {
+struct InterpolateFuncOptions {
+  InterpolateFuncOptions() {}
+  InterpolateFuncOptions size(std::vector<int64_t>) const { return *this; }
+  InterpolateFuncOptions scale_factor(std::vector<double>) const { return *this; }
+  InterpolateFuncOptions align_corners(bool) const { return *this; }
+};
+inline at::Tensor interpolate(const at::Tensor &input,
+                              const InterpolateFuncOptions &options = {}) {
+  return input;
+}
+struct PadFuncOptions {
+  PadFuncOptions(std::vector<int64_t> pad) {}
+  PadFuncOptions value(double) const { return *this; }
+};
+inline at::Tensor pad(const at::Tensor &input, const PadFuncOptions &options) {
+  return input;
+}
+} // namespace functional
+} // namespace nn
+namespace data {
+namespace transforms {
+template <typename Target = at::Tensor> struct Normalize {
+  Normalize(double mean, double stddev) {}
+};
+} // namespace transforms
+} // namespace data
+} // namespace torch
+namespace at {
+Tensor constant_pad_nd(const Tensor &, std::vector<int64_t> pad, Scalar value = 0);
+} // namespace at

@@ -49,3 +49,12 @@ Mat imread(const std::string &filename, int flags = 1);
 void resize(const Mat &src, Mat &dst, Size size);
 void cvtColor(const Mat &src, Mat &dst, int code);
 } // namespace cv
+
+// --- wt-stacked additions ---
+// torch-stacked-samples-vary-in-size: reading images of any size.
+#include <vector>
+namespace cv {
+enum ImreadModes { IMREAD_UNCHANGED = -1, IMREAD_GRAYSCALE = 0, IMREAD_COLOR = 1 };
+Mat imdecode(const std::vector<uchar> &buf, int flags);
+void GaussianBlur(const Mat &src, Mat &dst, Size ksize, double sigmaX);
+} // namespace cv
