@@ -960,6 +960,9 @@ inline at::Tensor cross_entropy(const at::Tensor &input, const at::Tensor &targe
 inline at::Tensor one_hot(const at::Tensor &tensor, int64_t num_classes = -1) { return tensor; }
 inline at::Tensor binary_cross_entropy_with_logits(const at::Tensor &input, const at::Tensor &target) { return input; }
 } // namespace functional
+} // namespace nn
+} // namespace torch
+
 // --- wt-softmax additions ---
 // torch-softmax-over-batch-dim: the softmax layers' options, flatten and
 // dropout as functions, and layers that keep a batch's layout, as in the real
