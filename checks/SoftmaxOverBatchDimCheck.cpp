@@ -6,6 +6,7 @@
 
 #include "SoftmaxOverBatchDimCheck.h"
 #include "utils/analysis/BatchShape.h"
+#include "utils/analysis/FunctionSummary.h"
 #include "utils/ast/ASTUtils.h"
 #include "utils/libtorch/LibTorch.h"
 #include "clang/AST/ExprCXX.h"
@@ -123,58 +124,118 @@ void SoftmaxOverBatchDimCheck::registerMatchers(MatchFinder *Finder) {
                unless(ast_matchers::isInTemplateInstantiation()),
                isSoftmaxEvent())
           .bind("softmax"));
+  // A call of a function of the user's code that takes the batch and
+  // normalises it (a helper): evaluated with the caller's arguments.
+  UserCode.addMatcher(
+      callExpr(isExpansionInUserCode(),
+               unless(ast_matchers::isInTemplateInstantiation()),
+               unless(isSoftmaxEvent()), argumentCountAtLeast(1))
+          .bind("call"));
   UserCode.registerWith(*Finder);
+}
+
+std::optional<SoftmaxOverBatchDimCheck::Finding>
+SoftmaxOverBatchDimCheck::evaluate(const CallExpr &Call,
+                                   BatchShapeAnalysis &Shapes,
+                                   ASTContext &Ctx) {
+  std::optional<SoftmaxEvent> Event = softmaxEventOf(Call);
+  if (!Event || !Event->Input || !Event->Dim)
+    return std::nullopt;
+  Finding F;
+  std::optional<int64_t> Dim = dimensionOf(Event->Dim, Ctx, F.Written);
+  if (!Dim || (*Dim != 0 && *Dim >= -1))
+    return std::nullopt;
+  std::optional<BatchShape> Batch = Shapes.batchShapeOf(Event->Input);
+  if (!Batch || Batch->MinRank < 2)
+    return std::nullopt;
+  // Dimension 0, or -rank when the rank is known exactly.
+  const bool MinusRank =
+      Batch->Rank && *Dim == -static_cast<int64_t>(*Batch->Rank);
+  if (*Dim != 0 && !MinusRank)
+    return std::nullopt;
+  F.Name = Event->Name;
+  F.Construct = Event->Construct;
+  F.Dim = *Dim;
+  F.Batch = *Batch;
+  return F;
+}
+
+void SoftmaxOverBatchDimCheck::report(const Finding &F, const CallExpr &Call,
+                                      const CallExpr *Helper,
+                                      const SourceManager &SM) {
+  const Expr &At = Helper ? static_cast<const Expr &>(*Helper) : Call;
+  if (!Reported.insert(SM.getExpansionLoc(beginLoc(At))).second)
+    return;
+  {
+    auto Diag = diag(beginLoc(At),
+                     "%0 over dimension %1, the batch dimension, normalises "
+                     "across the samples of the batch; use the class "
+                     "dimension (1 or -1)")
+                << F.Name << static_cast<int>(F.Dim);
+    // `[batch, classes]` exactly: the class dimension is 1. A module may be
+    // applied elsewhere too, a helper called with other tensors: not
+    // rewritten.
+    if (!Helper && !F.Construct && F.Batch.Rank && *F.Batch.Rank == 2 &&
+        isPlainLiteral(F.Written))
+      Diag << FixItHint::CreateReplacement(
+          CharSourceRange::getTokenRange(F.Written->getBeginLoc(),
+                                         F.Written->getEndLoc()),
+          "1");
+  }
+  if (Helper)
+    diag(beginLoc(Call), "the helper applies %0 here", DiagnosticIDs::Note)
+        << F.Name;
+  if (F.Construct)
+    diag(beginLoc(*F.Construct), "the %0 module is made over dimension "
+                                 "%1 here",
+         DiagnosticIDs::Note)
+        << F.Name << static_cast<int>(F.Dim);
+  if (F.Batch.Evidence)
+    diag(beginLoc(*F.Batch.Evidence), evidenceNote(F.Batch.Kind),
+         DiagnosticIDs::Note);
 }
 
 void SoftmaxOverBatchDimCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("softmax");
-  std::optional<SoftmaxEvent> Event =
-      Call ? softmaxEventOf(*Call) : std::nullopt;
-  if (!Event || !Event->Input || !Event->Dim)
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  BatchShapeAnalysis Shapes(Ctx);
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("softmax")) {
+    if (std::optional<Finding> F = evaluate(*Call, Shapes, Ctx))
+      report(*F, *Call, nullptr, SM);
     return;
-  const Expr *Written = nullptr;
-  std::optional<int64_t> Dim =
-      dimensionOf(Event->Dim, *Result.Context, Written);
-  if (!Dim || (*Dim != 0 && *Dim >= -1))
-    return;
-  BatchShapeAnalysis Shapes(*Result.Context);
-  std::optional<BatchShape> Batch = Shapes.batchShapeOf(Event->Input);
-  if (!Batch || Batch->MinRank < 2)
-    return;
-  // Dimension 0, or -rank when the rank is known exactly.
-  const bool MinusRank =
-      Batch->Rank && *Dim == -static_cast<int64_t>(*Batch->Rank);
-  if (*Dim != 0 && !MinusRank)
-    return;
-  if (!Reported
-           .insert(Result.SourceManager->getExpansionLoc(beginLoc(*Call)))
-           .second)
-    return;
-  {
-    auto Diag = diag(beginLoc(*Call),
-                     "%0 over dimension %1, the batch dimension, normalises "
-                     "across the samples of the batch; use the class "
-                     "dimension (1 or -1)")
-                << Event->Name << static_cast<int>(*Dim);
-    // `[batch, classes]` exactly: the class dimension is 1. A module may be
-    // applied elsewhere too: not rewritten.
-    if (!Event->Construct && Batch->Rank && *Batch->Rank == 2 &&
-        isPlainLiteral(Written))
-      Diag << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Written->getBeginLoc(),
-                                         Written->getEndLoc()),
-          "1");
   }
-  if (Event->Construct)
-    diag(beginLoc(*Event->Construct), "the %0 module is made over dimension "
-                                      "%1 here",
-         DiagnosticIDs::Note)
-        << Event->Name << static_cast<int>(*Dim);
-  if (Batch->Evidence)
-    diag(beginLoc(*Batch->Evidence), evidenceNote(Batch->Kind),
-         DiagnosticIDs::Note);
+  // A helper's softmax over its parameter, at this call: reported at the
+  // call when the helper's own code does not show the batch.
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
+  const FunctionDecl *Body = calledBody(*Call, Ctx);
+  if (!Body || Body->isDependentContext() || !Body->getBody() ||
+      isInLibTorchHeader(Body->getLocation(), SM))
+    return;
+  auto [It, Inserted] = Events.try_emplace(Body);
+  if (Inserted)
+    forEachStmt(Body->getBody(), [&](const Stmt &S) {
+      if (const auto *Use = dyn_cast<CallExpr>(&S); Use && softmaxEventOf(*Use))
+        It->second.push_back(Use);
+    });
+  if (It->second.empty())
+    return;
+  const unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
+                                 isa<CXXMethodDecl>(Call->getCalleeDecl())
+                             ? 1
+                             : 0;
+  for (const CallExpr *Use : It->second) {
+    if (evaluate(*Use, Shapes, Ctx))
+      continue; // Reported in the helper itself.
+    for (unsigned I = 0;
+         I < Body->getNumParams() && I + Shift < Call->getNumArgs(); ++I)
+      Shapes.bindArgument(Body->getParamDecl(I), Call->getArg(I + Shift));
+    std::optional<Finding> F = evaluate(*Use, Shapes, Ctx);
+    Shapes.clearBindings();
+    if (F)
+      report(*F, *Use, Call, SM);
+  }
 }
 
 } // namespace clang::tidy::torch

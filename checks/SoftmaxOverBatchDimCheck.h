@@ -8,7 +8,10 @@
 #define TORCH_TIDY_CHECKS_SOFTMAXOVERBATCHDIMCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "utils/analysis/BatchShape.h"
 #include "utils/libtorch/UserCodeMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch {
@@ -27,10 +30,30 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Reported.clear(); }
-  void onEndOfTranslationUnit() override { Reported.clear(); }
+  void onStartOfTranslationUnit() override { forget(); }
+  void onEndOfTranslationUnit() override { forget(); }
 
 private:
+  void forget() {
+    Reported.clear();
+    Events.clear();
+  }
+  /// A softmax over the batch dimension.
+  struct Finding {
+    StringRef Name;
+    const Expr *Construct = nullptr;
+    const Expr *Written = nullptr;
+    int64_t Dim = 0;
+    BatchShape Batch;
+  };
+  std::optional<Finding> evaluate(const CallExpr &Call,
+                                  BatchShapeAnalysis &Shapes, ASTContext &Ctx);
+  void report(const Finding &F, const CallExpr &Call, const CallExpr *Helper,
+              const SourceManager &SM);
+
+  /// The softmax calls in a function's body (cached).
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 1>>
+      Events;
   UserCodeMatchFinder UserCode{*this};
   /// One diagnostic per call (a macro expanded twice, a lambda).
   llvm::DenseSet<SourceLocation> Reported;

@@ -433,6 +433,13 @@ BatchShapeAnalysis::forwardShape(const CallExpr &Forward, unsigned Depth) {
   return R.K == Shape::Batched ? R : Kept;
 }
 
+void BatchShapeAnalysis::bindArgument(const ParmVarDecl *P, const Expr *Arg) {
+  if (!P || !Arg || !isTensorType(P->getType().getNonReferenceType()))
+    return;
+  // Bound only when the helper leaves the parameter as it came in.
+  Bound[P] = shape(Arg, 0);
+}
+
 bool BatchShapeAnalysis::reshapedInPlace(const VarDecl &VD) {
   if (auto It = InPlaceReshapes.find(&VD); It != InPlaceReshapes.end())
     return It->second;

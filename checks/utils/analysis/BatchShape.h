@@ -92,6 +92,12 @@ public:
   /// that its dimension 0 indexes the samples of a batch.
   std::optional<BatchShape> batchShapeOf(const Expr *E);
 
+  /// Evaluates a function's body at one of its calls: parameter \p P holds
+  /// the shape of the caller's argument \p Arg (a helper that takes the
+  /// batch). Cleared by clearBindings().
+  void bindArgument(const ParmVarDecl *P, const Expr *Arg);
+  void clearBindings() { Bound.clear(); }
+
 private:
   /// One step's answer: Pending while a variable is followed through its
   /// own definition (`x = x.relu()`): neutral in a join.

@@ -688,13 +688,56 @@ bool DevicePlacement::isLoaderBatchField(const Expr *E) {
   if (!Batch)
     return false;
   const Definitions &D = definitionsOf(*Batch);
-  if (!D.Known || !D.Values.empty() || !D.LoopRange ||
-      D.WrittenFields.contains(Field))
+  if (D.WrittenFields.contains(Field))
     return false;
-  const Expr *Range = D.LoopRange->IgnoreParenImpCasts();
-  if (Range->isTypeDependent())
+  const Expr *Range = nullptr;
+  if (D.Known && D.Values.empty() && D.LoopRange)
+    Range = D.LoopRange->IgnoreParenImpCasts();
+  else
+    Range = iteratedRange(*Batch); // `auto &batch = *it;`
+  if (!Range || Range->isTypeDependent())
     return false;
   return isDataLoaderClass(recordOfExpr(Range));
+}
+
+const Expr *DevicePlacement::iteratedRange(const VarDecl &Element) {
+  // The element an iterator loop reads: `auto &batch = *it;` where `it` was
+  // initialised from `range.begin()` (`range` a local bound to `*loader`,
+  // or `*loader` / `loader->` itself), and the element variable is not
+  // assigned anything else.
+  const Expr *Init = Element.getInit() ? stripImplicit(Element.getInit())
+                                       : nullptr;
+  if (!Init)
+    return nullptr;
+  const Definitions &D = definitionsOf(Element);
+  if (D.Values.size() > 1 || !D.Loads.empty() || D.LoopRange)
+    return nullptr;
+  const Expr *Iterator = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Init);
+      Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
+    Iterator = Op->getArg(0);
+  else if (const auto *UO = dyn_cast<UnaryOperator>(Init);
+           UO && UO->getOpcode() == UO_Deref)
+    Iterator = UO->getSubExpr();
+  const auto *ItRef =
+      Iterator ? dyn_cast<DeclRefExpr>(Iterator->IgnoreParenImpCasts())
+               : nullptr;
+  const auto *It = ItRef ? dyn_cast<VarDecl>(ItRef->getDecl()) : nullptr;
+  if (!It || !It->hasLocalStorage() || !It->getInit())
+    return nullptr;
+  const auto *Begin =
+      dyn_cast<CXXMemberCallExpr>(stripImplicit(It->getInit()));
+  const CXXMethodDecl *M = Begin ? Begin->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || M->getName() != "begin")
+    return nullptr;
+  const Expr *Range = Begin->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  // `auto &&range = *loader;`
+  if (const auto *RangeRef = dyn_cast<DeclRefExpr>(Range))
+    if (const auto *RangeVar = dyn_cast<VarDecl>(RangeRef->getDecl());
+        RangeVar && RangeVar->hasLocalStorage() &&
+        RangeVar->getType()->isReferenceType() && RangeVar->getInit())
+      Range = RangeVar->getInit()->IgnoreParenImpCasts();
+  return Range;
 }
 
 std::optional<DevicePlacement::Move>

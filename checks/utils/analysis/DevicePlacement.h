@@ -120,6 +120,9 @@ public:
   /// nor changes that field of: one batch of stacked examples, whose
   /// dimension 0 indexes the samples.
   bool isLoaderBatchField(const Expr *E);
+  /// The range an iterator loop walks, for the variable that reads its
+  /// element (`auto &batch = *it;` with `it = range.begin()`); null otherwise.
+  const Expr *iteratedRange(const VarDecl &Element);
 
 private:
   /// The result of one step: on the CPU or not; Origin is null while a

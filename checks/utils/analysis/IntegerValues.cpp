@@ -108,6 +108,66 @@ llvm::SmallVector<const Expr *, 3> scalarArguments(const CallExpr &Call) {
   return Out;
 }
 
+/// True if the definition of \p Callee in this translation unit only reads
+/// its tensor parameter \p Index, taken by non-const reference: no
+/// assignment to it or through a subscript, no in-place operation
+/// (a method whose name ends in `_`), not handed on to another call by
+/// non-const reference or pointer.
+bool readsOnly(const FunctionDecl *Callee, unsigned Index) {
+  const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+  if (!Def || !Def->getBody() || Def->isDependentContext() ||
+      Index >= Def->getNumParams())
+    return false;
+  const ParmVarDecl *P = Def->getParamDecl(Index);
+  if (!isTensorType(P->getType().getNonReferenceType()))
+    return false;
+  auto IsParam = [&](const Expr *E) {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+    return Ref && Ref->getDecl() == P;
+  };
+  bool Writes = false;
+  forEachStmt(Def->getBody(), [&](const Stmt &S) {
+    if (Writes)
+      return;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&S)) {
+      if (Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+        const Expr *LHS = stripImplicit(Op->getArg(0));
+        if (IsParam(LHS))
+          Writes = true;
+        if (const auto *Sub = dyn_cast_or_null<CXXOperatorCallExpr>(LHS);
+            Sub && Sub->getOperator() == OO_Subscript && IsParam(Sub->getArg(0)))
+          Writes = true;
+        if (std::optional<LibTorchCall> Index = asLibTorchCall(LHS);
+            Index && IsParam(operandOf(*Index)))
+          Writes = true;
+      }
+      return;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&S)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      if (IsParam(Member->getImplicitObjectArgument()) &&
+          (!M || !M->getIdentifier() || M->getName().ends_with("_")))
+        Writes = true;
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+      if (asLibTorchCall(Call) || isModuleForwardCall(*Call))
+        return;
+      const FunctionDecl *F = Call->getDirectCallee();
+      for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+        if (!IsParam(Call->getArg(I)))
+          continue;
+        QualType T = F && I < F->getNumParams() ? F->getParamDecl(I)->getType()
+                                                : QualType();
+        if (T.isNull() || T->isPointerType() ||
+            (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+          Writes = true;
+      }
+    }
+  });
+  return !Writes;
+}
+
 } // namespace
 
 // --- IntegerSet ---------------------------------------------------------------
@@ -578,9 +638,10 @@ IntegerSet IntegerValues::variableValues(const VarDecl &VD, unsigned Depth) {
         QualType P = Callee && I - Shift < Callee->getNumParams()
                          ? Callee->getParamDecl(I - Shift)->getType()
                          : QualType();
-        if (P.isNull() || (P->isReferenceType() &&
-                           !P.getNonReferenceType().isConstQualified()) ||
-            P->isPointerType())
+        if (P.isNull() || P->isPointerType() ||
+            (P->isReferenceType() &&
+             !P.getNonReferenceType().isConstQualified() &&
+             !readsOnly(Callee, I - Shift)))
           Unknown = true;
       }
     }
