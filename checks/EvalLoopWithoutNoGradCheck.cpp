@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvalLoopWithoutNoGradCheck.h"
+#include "utils/analysis/LoopEscape.h"
 #include "utils/analysis/AutogradFlow.h"
 #include "utils/analysis/FunctionSummary.h"
 #include "utils/analysis/ProjectSummaries.h"
@@ -406,11 +407,6 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
     if (InnerLast && Inner.LeavesEval.contains(InnerLast))
       EvalCall = InnerLast;
   }
-  if (!NamedForEvaluation && !EvalCall)
-    return;
-  if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))
-    return;
-
   // The evaluation loop: the outermost loop around the forward that trains
   // nothing (an epoch loop that also trains is not one).
   const Stmt *EvalLoop = nullptr;
@@ -420,6 +416,20 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
       break;
     }
   if (!EvalLoop)
+    return;
+  // Evidence from the loop itself, whatever the names: nothing computed
+  // from the forward's output outlives the iteration or leaves the code
+  // shown (LoopEscape.h), so no backward pass can ever use the graph it
+  // records. A name (EvaluationFunctionRegex) is evidence only together
+  // with what the function's callers show (callersRuleOut).
+  // (Not after `.train()`: a module put back into training mode is being
+  // trained, or its batch norm statistics recalibrated, by intent.)
+  const bool OutputsStayInIteration =
+      !(LastModeCall && !EvalCall) &&
+      tensorStaysInIteration(*Forward, *EvalLoop);
+  if (!NamedForEvaluation && !EvalCall && !OutputsStayInIteration)
+    return;
+  if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))
     return;
   record({&ForwardCall, Via ? Via : &ForwardCall, EvalLoop, EvalCall, Fn,
           Via != nullptr},

@@ -62,6 +62,17 @@ double test_with_lambda(Net &net, const std::vector<torch::Tensor> &xs) {
   return total;
 }
 
+// No eval() and no evaluation name, but only host values are read out of
+// the helper's result: the loop's own evidence.
+double total_score(Net &net, const std::vector<torch::Tensor> &xs) {
+  double total = 0;
+  for (const auto &x : xs)
+    total += scores_of(net, x).sum().item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: module forward through this call in an evaluation loop
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  return total;
+}
+
 // --- Negative twins ---------------------------------------------------------------
 
 // The caller's loop trains.
@@ -82,10 +93,10 @@ double validate_guarded(Net &net, const std::vector<torch::Tensor> &xs) {
   return total;
 }
 
-// No evaluation context: neither eval() nor an evaluation name.
-double collect(Net &net, const std::vector<torch::Tensor> &xs) {
-  double total = 0;
+// No evaluation context and the scores handed to a function of the user's
+// code that may keep them: not reported.
+void keep(const torch::Tensor &t);
+void collect(Net &net, const std::vector<torch::Tensor> &xs) {
   for (const auto &x : xs)
-    total += scores_of(net, x).sum().item<double>();
-  return total;
+    keep(scores_of(net, x));
 }

@@ -169,6 +169,25 @@ void eval_then_train(torch::nn::Linear &model, torch::optim::SGD &opt,
   }
 }
 
+// Neither eval() nor an evaluation name, but nothing computed from the
+// forward's output leaves the iteration: no backward pass can use the graph
+// it records (the evidence from the loop itself).
+void run_model(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs)
+    model(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: module forward in an evaluation loop
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (const auto &x : xs){{$}}
+}
+
+// The outputs leave the loop and nothing says evaluation: not reported.
+std::vector<torch::Tensor> run_and_keep(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  std::vector<torch::Tensor> outs;
+  for (const auto &x : xs)
+    outs.push_back(model(x));
+  return outs;
+}
+
 // --- Negative ----------------------------------------------------------------
 
 void guarded(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
@@ -260,11 +279,6 @@ void evaluate_gradients(torch::nn::Linear &model, const std::vector<torch::Tenso
   }
 }
 
-// Not an evaluation context: neither eval() nor an evaluation name.
-void run_model(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
-  for (const auto &x : xs)
-    model(x);
-}
 
 // train() after eval(): the last mode change before the loop is train().
 void run_after_train(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
