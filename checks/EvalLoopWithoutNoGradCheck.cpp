@@ -424,9 +424,26 @@ void EvalLoopWithoutNoGradCheck::examine(const CallExpr &ForwardCall,
   // with what the function's callers show (callersRuleOut).
   // (Not after `.train()`: a module put back into training mode is being
   // trained, or its batch norm statistics recalibrated, by intent.)
+  // The callers decide for a function that changes no mode itself: one that
+  // manages grad mode by hand, or last put the module back into training
+  // mode before the call, says the loop is not evaluation.
+  auto CallersTrainOrManageGradMode = [&] {
+    for (const CallSite &Site : callSitesOf(*Outer, Ctx)) {
+      if (!Site.Caller)
+        continue;
+      const FunctionFacts &CallerFacts = factsOf(*Site.Caller, Ctx);
+      if (CallerFacts.SetsGradMode)
+        return true;
+      const CallExpr *Last = lastModeCallBefore(CallerFacts, *Site.Call, SM);
+      if (Last && !CallerFacts.LeavesEval.contains(Last))
+        return true;
+    }
+    return false;
+  };
   const bool OutputsStayInIteration =
       !(LastModeCall && !EvalCall) &&
-      tensorStaysInIteration(*Forward, *EvalLoop);
+      tensorStaysInIteration(*Forward, *EvalLoop) &&
+      (LastModeCall || !CallersTrainOrManageGradMode());
   if (!NamedForEvaluation && !EvalCall && !OutputsStayInIteration)
     return;
   if (callersRuleOut(*Outer, /*NamedOnly=*/!EvalCall, Ctx))

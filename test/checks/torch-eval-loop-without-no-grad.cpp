@@ -329,3 +329,21 @@ void test_template_backward(torch::nn::Linear &model, const std::vector<torch::T
 void use_template_backward(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
   test_template_backward<torch::Tensor>(model, xs);
 }
+
+// The loop's outputs stay in the iteration, but its callers decide: one
+// manages grad mode by hand, another puts the module back into training mode
+// before the call (recalibrating batch norm statistics).
+static void run_each(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  for (const auto &x : xs)
+    model(x);
+}
+void caller_manages_grad_mode(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  c10::GradMode::set_enabled(false);
+  run_each(model, xs);
+  c10::GradMode::set_enabled(true);
+}
+void caller_trains(torch::nn::Linear &model, const std::vector<torch::Tensor> &xs) {
+  model->eval();
+  model->train();
+  run_each(model, xs);
+}
