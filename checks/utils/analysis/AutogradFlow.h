@@ -277,6 +277,13 @@ public:
   /// pass (`return torch::sigmoid(fc(x));`), if any: the caller may not
   /// write into the result in place before the backward pass.
   const CallExpr *resultSaver() const { return Result.Saver; }
+  /// Per element of an aggregate every return builds in place: whether an
+  /// operation saved it (empty when not known per element: the whole
+  /// result counts).
+  llvm::ArrayRef<bool> resultElementsSaved() const {
+    return Result.ElementsUnknown ? llvm::ArrayRef<bool>()
+                                  : llvm::ArrayRef<bool>(Result.ElementSaved);
+  }
   /// The tensor parameters an operation saved (`return fc(x);` saves x):
   /// the caller may not write into those arguments before the backward pass.
   llvm::ArrayRef<SavedParameter> savedParameters() const {
@@ -296,6 +303,11 @@ private:
     /// A host value read out of a tensor with history (`.item()`), here.
     const Expr *ReadOut = nullptr;
     const CallExpr *Saver = nullptr;
+    /// When every return builds a pair, tuple or struct in place with its
+    /// elements (`return {out, alpha};`): whether Saver (or another
+    /// operation) saved element i. Empty when not known per element.
+    llvm::SmallVector<bool, 2> ElementSaved;
+    bool ElementsUnknown = false;
     llvm::SmallVector<SavedParameter, 1> SavedParams;
     llvm::SmallVector<ConditionalWrite, 1> ConditionalWrites;
   };

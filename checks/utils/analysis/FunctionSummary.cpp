@@ -669,6 +669,8 @@ const FunctionSummary *FunctionSummary::summarise(const FunctionDecl &Def,
             Flow->historyOf(*Object) == HistoryEvidence::Evident;
     S.ResultReadOut = Flow->resultReadOut();
     S.ResultSaver = Flow->resultSaver();
+    S.ResultElementsSaved.assign(Flow->resultElementsSaved().begin(),
+                                 Flow->resultElementsSaved().end());
     S.SavedParams.assign(Flow->savedParameters().begin(),
                          Flow->savedParameters().end());
     S.ConditionalWrites.assign(Flow->conditionalWrites().begin(),

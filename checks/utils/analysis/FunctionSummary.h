@@ -95,6 +95,10 @@ struct FunctionSummary {
   /// (AutogradFlow::resultSaver, savedParameters): an in-place write into
   /// them before the backward pass makes it throw.
   const CallExpr *ResultSaver = nullptr;
+  /// For a result every return builds in place as a pair, tuple or struct:
+  /// whether element i is saved (AutogradFlow::resultElementsSaved); empty
+  /// when the whole result counts.
+  llvm::SmallVector<bool, 2> ResultElementsSaved;
   llvm::SmallVector<AutogradFlow::SavedParameter, 1> SavedParams;
   /// In-place writes in its body into what an operation saved because a
   /// tensor parameter requires grad, needed by the result's backward pass

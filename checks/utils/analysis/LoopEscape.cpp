@@ -134,6 +134,19 @@ private:
         }
       return;
     }
+    // An in-place operation writes what its arguments compute into its
+    // object (`acc.mul_(gate)`, `preds.index_put_({i}, p)`, `dst.copy_(y)`).
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const CXXMethodDecl *M = Member->getMethodDecl();
+      if (M && M->getIdentifier() && M->getName().ends_with("_")) {
+        for (const Expr *Arg : Member->arguments())
+          if (mentions(Arg)) {
+            store(Member->getImplicitObjectArgument());
+            return;
+          }
+        return;
+      }
+    }
     if (isBackwardCall(*Call) || isAutogradGradCall(*Call)) {
       if (const Expr *Object = callObject(*Call); Object && mentions(Object))
         Escapes = true;

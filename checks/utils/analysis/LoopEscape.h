@@ -10,10 +10,13 @@
 // flow-insensitively: a variable declared in the loop body whose initialiser
 // or assigned value mentions one is computed from it (a tensor, a container
 // or an aggregate of tensors alike); a host value read out of one (`.item()`,
-// an `int` or `double` result, a comparison's bool) is not followed. The
+// an `int` or `double` result, a comparison's bool) is not followed; an
+// in-place write of one into a tensor of the loop body makes that tensor
+// one too. The
 // value escapes when a tensor computed from it is
-//   * assigned to, or inserted into (push_back, emplace_back, insert, ...),
-//     anything not declared in the loop body (a variable of the function, a
+//   * assigned to, inserted into (push_back, emplace_back, insert, ...), or
+//     written in place into (`acc.mul_(gate)`, `preds.index_put_({i}, p)`:
+//     a method whose name ends in `_`) anything not declared in the loop body (a variable of the function, a
 //     member, a reference parameter, a global);
 //   * returned;
 //   * handed to a function that is not LibTorch's own (a function or lambda

@@ -195,11 +195,27 @@ Value AutogradFlowBuilder::assign(const Expr &LHS, const Expr &RHS,
   // `std::tie(h, c) = state;`: each tied local takes the tuple's value.
   if (const auto *Tie = dyn_cast<CallExpr>(LHS.IgnoreImplicit());
       Tie && !Compound && isStdTie(*Tie)) {
-    for (const Expr *Arg : Tie->arguments()) {
+    // A call whose summary says which elements of its result an operation
+    // saved (`return {out, alpha};` with alpha a softmax's result): the
+    // other elements do not carry that saver.
+    const auto *Source = dyn_cast_or_null<CallExpr>(stripImplicit(&RHS));
+    const FunctionSummary *Summary =
+        Source ? summaryAt(*Source, Ctx) : nullptr;
+    const bool PerElement =
+        Summary && Summary->ResultElementsSaved.size() == Tie->getNumArgs();
+    for (unsigned I = 0; I < Tie->getNumArgs(); ++I) {
+      const Expr *Arg = Tie->getArg(I);
       const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
       const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-      if (isLocal(Var) && isTensorValued(Var->getType()))
-        define(Var, Ref, beginLoc(Site), filterByType(R, Var->getType()));
+      if (!isLocal(Var) || !isTensorValued(Var->getType()))
+        continue;
+      Value Element = filterByType(R, Var->getType());
+      if (PerElement && !Summary->ResultElementsSaved[I]) {
+        const unsigned Id = saverId(*Source, /*Output=*/true);
+        Element.SavedBy.erase(Id);
+        Element.Savers.erase(Id);
+      }
+      define(Var, Ref, beginLoc(Site), Element);
     }
     return R;
   }

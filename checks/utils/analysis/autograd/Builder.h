@@ -213,6 +213,9 @@ private:
   /// At a return: what the function saved of its result and of its tensor
   /// parameters (AutogradFlow::resultSaver, savedParameters).
   void recordReturnedSavings(const Value &Returned);
+  /// For a return that builds an aggregate in place: which of its elements
+  /// an operation saved (AutogradFlow::resultElementsSaved).
+  void recordReturnedElements(const Expr *Returned);
   /// A method's own backward passes through a member it carries from its
   /// previous call (MemberState.h): the pass fails on the second call.
   void reportPassesThroughState();

@@ -130,6 +130,7 @@ void AutogradFlowBuilder::visitRoot(const Stmt &Root) {
       if (!Out.Result.ReadOut)
         Out.Result.ReadOut = V.Taint;
       recordReturnedSavings(V);
+      recordReturnedElements(Return->getRetValue());
     }
     return;
   }
@@ -203,6 +204,42 @@ bool AutogradFlowBuilder::schedule(const Stmt &Body, Schedule &Plan) const {
       }
     }
   return true;
+}
+
+void AutogradFlowBuilder::recordReturnedElements(const Expr *Returned) {
+  if (Out.Result.ElementsUnknown)
+    return;
+  // The elements of `{a, b}`, `std::make_pair(a, b)`, `std::make_tuple(...)`,
+  // `std::pair<...>(a, b)`: named locals or members only (read again here,
+  // which changes nothing).
+  llvm::SmallVector<const Expr *, 3> Elements;
+  const Expr *E = Returned ? stripImplicit(Returned) : nullptr;
+  if (const auto *List = dyn_cast_or_null<InitListExpr>(E))
+    Elements.assign(List->inits().begin(), List->inits().end());
+  else if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+           Construct && Construct->getNumArgs() >= 2)
+    Elements.assign(Construct->arg_begin(), Construct->arg_end());
+  else if (const auto *Make = dyn_cast_or_null<CallExpr>(E);
+           Make && (isStdCall(*Make, "make_pair") ||
+                    isStdCall(*Make, "make_tuple")))
+    Elements.assign(Make->arg_begin(), Make->arg_end());
+  const bool Readable =
+      Elements.size() >= 2 &&
+      llvm::all_of(Elements, [](const Expr *El) {
+        return isa<DeclRefExpr, MemberExpr>(stripImplicit(El));
+      });
+  if (!Readable || (!Out.Result.ElementSaved.empty() &&
+                    Out.Result.ElementSaved.size() != Elements.size())) {
+    Out.Result.ElementsUnknown = true;
+    return;
+  }
+  Out.Result.ElementSaved.resize(Elements.size(), false);
+  for (size_t I = 0; I < Elements.size(); ++I) {
+    const Value El = visit(Elements[I]);
+    for (unsigned Id : El.SavedBy)
+      if (Savers[Id].second && !SaverParams[Id])
+        Out.Result.ElementSaved[I] = true;
+  }
 }
 
 void AutogradFlowBuilder::recordReturnedSavings(const Value &Returned) {

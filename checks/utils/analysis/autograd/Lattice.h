@@ -43,6 +43,11 @@ public:
   auto rend() const { return Ids.rend(); }
   bool empty() const { return Ids.empty(); }
   void clear() { Ids.clear(); }
+  void erase(unsigned Id) {
+    auto It = std::lower_bound(Ids.begin(), Ids.end(), Id);
+    if (It != Ids.end() && *It == Id)
+      Ids.erase(It);
+  }
   bool count(unsigned Id) const {
     return std::binary_search(Ids.begin(), Ids.end(), Id);
   }
