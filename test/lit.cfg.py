@@ -89,6 +89,10 @@ if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_inclu
     # differ (--check-suffixes=,LIBTORCH%libtorch_major: CHECK-MESSAGES-LIBTORCH1 lines hold
     # on 1.13 only).
     config.substitutions.append(("%libtorch_major", _libtorch_major))
+    # fix_compiles_real.py's options for the same headers (test/fixits).
+    config.substitutions.append(("%libtorch_fixit_args", "" if _libtorch_major == "1" else
+                                 "--base-include %s --std %s" % (
+                                     config.libtorch2_include, config.libtorch2_std[len("-std="):])))
 # Another clang-tidy (e.g. Debian's default clang-tidy-14) for the plugin's
 # version-mismatch guard.
 import glob
