@@ -9,6 +9,11 @@
 #   scripts/setup.sh quick  the loop while editing a check: build bin/torch-tidy and the
 #                           plugin, then run the mock-header check tests and the unit tests
 #                           (ctest -L quick; no LibTorch parse; under two minutes when built)
+#   scripts/setup.sh libtorch2  opt-in, downloads about 530 MB once: fetch LibTorch 2.x's
+#                           headers from PyPI's torch wheel (scripts/fetch-libtorch2.sh; the
+#                           version is in scripts/libtorch2-version.txt) into
+#                           build/libtorch2/, build bin/torch-tidy, and run the real-header
+#                           check tests and the examples' tests against them (ctest -L libtorch2)
 #   scripts/setup.sh build  install the Debian packages and build everything
 #   scripts/setup.sh package  install the Debian packages, build what the package holds (target
 #                           install-files: the programs, the plugin, docs and man pages; no test
@@ -22,8 +27,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 case "$mode" in
-  demo|quick|test|build|package) ;;
-  *) echo "usage: scripts/setup.sh demo|quick|test|build|package" >&2; exit 2 ;;
+  demo|quick|test|build|package|libtorch2) ;;
+  *) echo "usage: scripts/setup.sh demo|quick|test|build|package|libtorch2" >&2; exit 2 ;;
 esac
 build_dir=${BUILD_DIR:-"$here/build"}
 llvm=${TORCH_TIDY_LLVM_VERSION:-19}
@@ -72,6 +77,7 @@ install_sarif_multitool() {
 }
 
 [ "${SKIP_APT:-0}" = 1 ] || [ "$mode" = quick ] || install_packages
+[ "$mode" != libtorch2 ] || bash "$here/scripts/fetch-libtorch2.sh" "$build_dir"
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCH_TIDY_LLVM_VERSION="$llvm")
 if [ "$mode" = test ]; then
@@ -94,6 +100,9 @@ end_step() {
 start_step
 if [ "$mode" = quick ] && [ -f "$build_dir/CMakeCache.txt" ]; then
   : # configured already: keep the build directory's own options
+elif [ "$mode" = libtorch2 ] && [ -f "$build_dir/CMakeCache.txt" ]; then
+  echo "==> configuring $build_dir again (it finds build/libtorch2)"
+  cmake "$build_dir" >/dev/null
 else
   echo "==> configuring $build_dir (LLVM $llvm)"
   cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" >/dev/null
@@ -105,6 +114,9 @@ start_step
 if [ "$mode" = demo ]; then
   echo "==> building bin/torch-tidy (only what the demo needs)"
   cmake --build "$build_dir" --target torch-tidy "${build_args[@]}"
+elif [ "$mode" = libtorch2 ]; then
+  echo "==> building bin/torch-tidy and LibTorch 2.x's PCH for the tests"
+  cmake --build "$build_dir" --target torch-tidy torch-tidy-test-pch-libtorch2 "${build_args[@]}"
 elif [ "$mode" = quick ]; then
   echo "==> building bin/torch-tidy and the plugin"
   cmake --build "$build_dir" --target torch-tidy TorchTidy "${build_args[@]}"
@@ -137,6 +149,11 @@ case "$mode" in
     echo "==> the quick tests (ctest -L quick: mock-header checks, units)"
     cd "$build_dir"
     ctest --output-on-failure -L quick -j "${JOBS:-2}"
+    ;;
+  libtorch2)
+    echo "==> the real-header check tests against LibTorch $(cat "$here/scripts/libtorch2-version.txt") (ctest -L libtorch2)"
+    cd "$build_dir"
+    ctest --output-on-failure -L libtorch2
     ;;
   test)
     echo "==> running the test suite"

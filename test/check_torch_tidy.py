@@ -48,7 +48,8 @@ def main():
     parser.add_argument("--filecheck", default="FileCheck")
     parser.add_argument("--clangxx", default="clang++")
     parser.add_argument("--check-suffix", "--check-suffixes", dest="suffixes", default="",
-                        help="comma-separated suffixes: CHECK-MESSAGES-<SUFFIX>")
+                        help="comma-separated suffixes: CHECK-MESSAGES-<SUFFIX> (an empty one: "
+                             "CHECK-MESSAGES)")
     parser.add_argument("--expect-compiler-errors", action="store_true")
     parser.add_argument("--compile-fixed", action="store_true",
                         help="(the default) compile the fixed file")
@@ -78,7 +79,10 @@ def main():
     elif not any(a.startswith("-std=") for a in compiler_args):
         compiler_args = ["-std=c++17"] + compiler_args
 
-    suffixes = [s.strip() for s in args.suffixes.split(",") if s.strip()]
+    # As in upstream's check_clang_tidy.py, an empty suffix in a list (",LIBTORCH1") names
+    # the plain prefixes: CHECK-MESSAGES and CHECK-MESSAGES-LIBTORCH1.
+    suffixes = [s.strip() for s in args.suffixes.split(",")] if "," in args.suffixes else \
+        [s.strip() for s in args.suffixes.split(",") if s.strip()]
     tag = lambda base, s: base + ("-" + s if s else "")
     prefixes_msgs = [tag("CHECK-MESSAGES", s) for s in suffixes] or ["CHECK-MESSAGES"]
     prefixes_fixes = [tag("CHECK-FIXES", s) for s in suffixes] or ["CHECK-FIXES"]

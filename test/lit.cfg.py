@@ -39,13 +39,41 @@ config.substitutions.append(("%build_root", build))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
 config.substitutions.append(("%mock_torch", os.path.join(src, "test", "checks", "Inputs")))
 
-# Real LibTorch headers (Debian's libtorch-dev): tests marked `REQUIRES: libtorch`.
+# Real LibTorch headers: tests marked `REQUIRES: libtorch`. By default Debian's
+# libtorch-dev (1.13); `--param libtorch=2` runs them against LibTorch 2.x
+# (scripts/fetch-libtorch2.sh; test/CMakeLists.txt finds it): feature `libtorch2`,
+# %libtorch_flags with its two include directories (torch/include and its C++ API
+# directory; Debian's first one is /usr/include), its own PCH, and the -std its headers
+# require (2.14 and later: C++20; it comes after the tests' -std=c++17 and wins). lit
+# then works under build/test-libtorch2, so both runs can go side by side.
+_libtorch_major = lit_config.params.get("libtorch", "1")
+if _libtorch_major not in ("1", "2"):
+    lit_config.fatal("--param libtorch=%s: 1 (Debian's LibTorch, the default) or 2" % _libtorch_major)
+_libtorch_base_flags = ""
+if _libtorch_major == "2":
+    if not getattr(config, "libtorch2_include", ""):
+        lit_config.fatal("--param libtorch=2: no LibTorch 2.x headers were configured: run "
+                         "scripts/fetch-libtorch2.sh, then CMake again")
+    config.test_exec_root = os.path.join(build, "test-libtorch2")
+    config.available_features.add("libtorch2")
+    _libtorch_base_flags = "-isystem %s " % config.libtorch2_include
+    _libtorch_I_base = "-I%s " % config.libtorch2_include
+    config.libtorch_include = os.path.join(config.libtorch2_include, "torch", "csrc", "api", "include")
+    config.libtorch_pch = config.libtorch2_pch
+    _libtorch_std = config.libtorch2_std if config.libtorch2_std != "-std=c++17" else ""
+    if _libtorch_std:
+        config.available_features.add(config.libtorch2_std.replace("-std=", "libtorch-"))
+        _libtorch_base_flags = config.libtorch2_std + " " + _libtorch_base_flags
+        _libtorch_I_base = config.libtorch2_std + " " + _libtorch_I_base
+    lit_config.note("real-header tests against LibTorch 2.x: %s" % config.libtorch2_include)
+else:
+    _libtorch_I_base = ""
 if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_include, "torch", "torch.h")):
     config.available_features.add("libtorch")
     # LibTorch's headers precompiled once by the build (test/CMakeLists.txt): every
     # real-header test reads them instead of parsing <torch/torch.h> (about 10 s).
     # %libtorch_flags_nopch parses the headers, for the tests that compare the two.
-    _nopch = "-isystem %s" % config.libtorch_include
+    _nopch = _libtorch_base_flags + "-isystem %s" % config.libtorch_include
     _pch = getattr(config, "libtorch_pch", "")
     config.substitutions.append(("%libtorch_flags_nopch", _nopch))
     if _pch and os.path.exists(_pch):
@@ -55,8 +83,16 @@ if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_inclu
     else:
         config.substitutions.append(("%libtorch_flags", _nopch))
     config.substitutions.append(("%libtorch_I_flags",
-                                 "-I%s" % config.libtorch_include))
+                                 _libtorch_I_base + "-I%s" % config.libtorch_include))
     config.substitutions.append(("%libtorch_include", config.libtorch_include))
+    # The major version the real-header tests run against, for a test whose expectations
+    # differ (--check-suffixes=,LIBTORCH%libtorch_major: CHECK-MESSAGES-LIBTORCH1 lines hold
+    # on 1.13 only).
+    config.substitutions.append(("%libtorch_major", _libtorch_major))
+    # fix_compiles_real.py's options for the same headers (test/fixits).
+    config.substitutions.append(("%libtorch_fixit_args", "" if _libtorch_major == "1" else
+                                 "--base-include %s --std %s" % (
+                                     config.libtorch2_include, config.libtorch2_std[len("-std="):])))
 # Another clang-tidy (e.g. Debian's default clang-tidy-14) for the plugin's
 # version-mismatch guard.
 import glob

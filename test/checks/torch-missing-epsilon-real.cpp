@@ -1,8 +1,10 @@
 // The same patterns against Debian's real LibTorch headers, so the mock cannot
 // drift from the real API; every fix-it form is applied and the fixed file
 // must compile against the real headers.
+// Runs against LibTorch 1.13 (Debian) and 2.x (lit --param libtorch=2): lines with the
+// suffix LIBTORCH1 hold on 1.x only.
 // REQUIRES: libtorch
-// RUN: %check_torch_tidy --compile-fixed %s torch-missing-epsilon %t -- -- %libtorch_flags
+// RUN: %check_torch_tidy --compile-fixed --check-suffixes=,LIBTORCH%libtorch_major %s torch-missing-epsilon %t -- -- %libtorch_flags
 
 #include <torch/torch.h>
 
@@ -39,10 +41,17 @@ torch::Tensor fix_its(const torch::Tensor &a, const torch::Tensor &b, double p) 
   auto sine = torch::sqrt(1 - c * c);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: sqrt of a value that nothing keeps away from 0
   // CHECK-FIXES: {{^}}  auto sine = torch::sqrt(1 - c * c + 1e-8);{{$}}
-  auto u = a / a.norm(2, 1, true) + b.div(torch::linalg::vector_norm(b, 2, 1, true, c10::nullopt));
+  auto u = a / a.norm(2, 1, true) + b.div(torch::linalg_vector_norm(b, 2, 1, true, c10::nullopt));
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: division by a norm that can be 0
   // CHECK-MESSAGES: :[[@LINE-2]]:39: warning: division by a norm that can be 0
-  // CHECK-FIXES: {{^}}  auto u = a / (a.norm(2, 1, true) + 1e-8) + b.div(torch::linalg::vector_norm(b, 2, 1, true, c10::nullopt) + 1e-8);{{$}}
+  // CHECK-FIXES: {{^}}  auto u = a / (a.norm(2, 1, true) + 1e-8) + b.div(torch::linalg_vector_norm(b, 2, 1, true, c10::nullopt) + 1e-8);{{$}}
+#if TORCH_VERSION_MAJOR < 2
+  // The C++ API's torch::linalg namespace (torch/linalg.h): gone from LibTorch 2.x's
+  // headers (2.13 has no torch/linalg.h); there the ATen op above is the spelling.
+  u = u + b.div(torch::linalg::vector_norm(b, 2, 1, true, c10::nullopt));
+  // CHECK-MESSAGES-LIBTORCH1: :[[@LINE-1]]:13: warning: division by a norm that can be 0
+  // CHECK-FIXES-LIBTORCH1: {{^}}  u = u + b.div(torch::linalg::vector_norm(b, 2, 1, true, c10::nullopt) + 1e-8);{{$}}
+#endif
   auto z = (a - a.mean()) / a.std();
   // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: division by a standard deviation that can be 0
   // CHECK-FIXES: {{^}}  auto z = (a - a.mean()) / (a.std() + 1e-8);{{$}}

@@ -125,6 +125,9 @@ def main():
     p.add_argument("--torch-tidy", required=True)
     p.add_argument("--clangxx", required=True)
     p.add_argument("--include", required=True, help="LibTorch's API include directory")
+    p.add_argument("--base-include", help="LibTorch's own include directory when it is not a "
+                   "system one (a torch wheel's torch/include; Debian's is /usr/include)")
+    p.add_argument("--std", default="c++17", help="the C++ standard (LibTorch 2.14+: c++20)")
     p.add_argument("--extra-include", action="append", default=[],
                    help="a user include directory the inputs need")
     p.add_argument("--mock-only", required=True)
@@ -158,7 +161,8 @@ def main():
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(directory, copy)
         copies.append(copy)
-    base = ["-std=c++17", "-isystem", args.include] + ["-I" + d for d in copies]
+    base = ["-std=" + args.std] + (["-isystem", args.base_include] if args.base_include else []) \
+        + ["-isystem", args.include] + ["-I" + d for d in copies]
     code, out = run([args.clangxx, "-x", "c++-header", "-fpch-instantiate-templates"] + base
                     + [header, "-o", header + ".pch"])
     if code != 0:
