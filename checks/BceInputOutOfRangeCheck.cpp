@@ -144,7 +144,6 @@ void BceInputOutOfRangeCheck::check(const MatchFinder::MatchResult &Result) {
   if (UserCode.handles(Result))
     return;
   ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = *Result.SourceManager;
   IntegerValues Ints(Ctx);
   static const llvm::Regex NoEpsilonNames("^$");
   BoundaryAnalysis Locals(Ctx, NoEpsilonNames, &Parents);
@@ -156,16 +155,12 @@ void BceInputOutOfRangeCheck::check(const MatchFinder::MatchResult &Result) {
   }
   // A helper's binary_cross_entropy on its parameters, at this call.
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
-  const FunctionDecl *Body = calledBody(*Call, Ctx);
-  if (!Body || Body->isDependentContext() ||
-      isInLibTorchHeader(Body->getLocation(), SM))
+  std::optional<CallBinding> Binding = userCallBinding(*Call, Ctx);
+  if (!Binding)
     return;
-  const unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
-                                 isa<CXXMethodDecl>(Call->getCalleeDecl())
-                             ? 1
-                             : 0;
+  const FunctionDecl *Body = Binding->Body;
   auto [It, Inserted] = Uses.try_emplace(Body);
-  if (Inserted && Body->getBody())
+  if (Inserted)
     forEachStmt(Body->getBody(), [&](const Stmt &S) {
       if (const auto *Use = dyn_cast<CallExpr>(&S);
           Use && lossOpName(*Use) == "binary_cross_entropy")
@@ -173,9 +168,8 @@ void BceInputOutOfRangeCheck::check(const MatchFinder::MatchResult &Result) {
     });
   for (const CallExpr *Use : It->second) {
     const Finding Own = evaluate(*Use, Ints, Locals);
-    for (unsigned I = 0;
-         I < Body->getNumParams() && I + Shift < Call->getNumArgs(); ++I)
-      Ints.bind(Body->getParamDecl(I), Call->getArg(I + Shift));
+    for (auto [Param, Arg] : Binding->Arguments)
+      Ints.bind(Param, Arg);
     Finding F = evaluate(*Use, Ints, Locals);
     auto ArgFor = [&](const Expr *E) -> const Expr * {
       if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E)))

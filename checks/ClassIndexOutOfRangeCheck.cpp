@@ -152,20 +152,15 @@ void ClassIndexOutOfRangeCheck::check(const MatchFinder::MatchResult &Result) {
   // arguments. Reported at the argument that becomes the index (or at the
   // call), when the helper's own code does not show the problem.
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
-  const FunctionDecl *Body = calledBody(*Call, Ctx);
-  if (!Body || Body->isDependentContext() ||
-      isInLibTorchHeader(Body->getLocation(), SM))
+  std::optional<CallBinding> Binding = userCallBinding(*Call, Ctx);
+  if (!Binding)
     return;
-  const unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
-                                 isa<CXXMethodDecl>(Call->getCalleeDecl())
-                             ? 1
-                             : 0;
-  for (const CallExpr *Use : usesIn(*Body)) {
+  for (const CallExpr *Use : usesIn(*Binding->Body)) {
     if (evaluate(*Use, Ints, Locals))
       continue; // Reported in the helper itself.
     Ints.clearBindings();
-    for (unsigned I = 0; I < Body->getNumParams() && I + Shift < Call->getNumArgs(); ++I)
-      Ints.bind(Body->getParamDecl(I), Call->getArg(I + Shift));
+    for (auto [Param, Arg] : Binding->Arguments)
+      Ints.bind(Param, Arg);
     std::optional<Finding> F = evaluate(*Use, Ints, Locals);
     const Expr *At = Call;
     if (F)

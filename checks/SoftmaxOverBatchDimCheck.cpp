@@ -209,10 +209,10 @@ void SoftmaxOverBatchDimCheck::check(const MatchFinder::MatchResult &Result) {
   // A helper's softmax over its parameter, at this call: reported at the
   // call when the helper's own code does not show the batch.
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
-  const FunctionDecl *Body = calledBody(*Call, Ctx);
-  if (!Body || Body->isDependentContext() || !Body->getBody() ||
-      isInLibTorchHeader(Body->getLocation(), SM))
+  std::optional<CallBinding> Binding = userCallBinding(*Call, Ctx);
+  if (!Binding)
     return;
+  const FunctionDecl *Body = Binding->Body;
   auto [It, Inserted] = Events.try_emplace(Body);
   if (Inserted)
     forEachStmt(Body->getBody(), [&](const Stmt &S) {
@@ -221,16 +221,11 @@ void SoftmaxOverBatchDimCheck::check(const MatchFinder::MatchResult &Result) {
     });
   if (It->second.empty())
     return;
-  const unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
-                                 isa<CXXMethodDecl>(Call->getCalleeDecl())
-                             ? 1
-                             : 0;
   for (const CallExpr *Use : It->second) {
     if (evaluate(*Use, Shapes, Ctx))
       continue; // Reported in the helper itself.
-    for (unsigned I = 0;
-         I < Body->getNumParams() && I + Shift < Call->getNumArgs(); ++I)
-      Shapes.bindArgument(Body->getParamDecl(I), Call->getArg(I + Shift));
+    for (auto [Param, Arg] : Binding->Arguments)
+      Shapes.bindArgument(Param, Arg);
     std::optional<Finding> F = evaluate(*Use, Shapes, Ctx);
     Shapes.clearBindings();
     if (F)

@@ -273,6 +273,25 @@ llvm::SmallVector<const FunctionDecl *, 2>
 lambdasAssignedTo(const FieldDecl &Field, const ASTContext &Ctx);
 } // namespace
 
+std::optional<CallBinding> userCallBinding(const CallExpr &Call,
+                                           const ASTContext &Ctx) {
+  const FunctionDecl *Body = calledBody(Call, Ctx);
+  if (!Body || !Body->getBody() || Body->isDependentContext() ||
+      isInLibTorchHeader(Body->getLocation(), Ctx.getSourceManager()))
+    return std::nullopt;
+  const unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
+                                 isa_and_nonnull<CXXMethodDecl>(
+                                     Call.getCalleeDecl())
+                             ? 1
+                             : 0;
+  CallBinding B;
+  B.Body = Body;
+  for (unsigned I = 0;
+       I < Body->getNumParams() && I + Shift < Call.getNumArgs(); ++I)
+    B.Arguments.emplace_back(Body->getParamDecl(I), Call.getArg(I + Shift));
+  return B;
+}
+
 const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx) {
   if (const FunctionDecl *F = userCallee(Call, Ctx))
     return F;

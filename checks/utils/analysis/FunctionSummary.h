@@ -29,6 +29,7 @@
 #include "utils/analysis/AutogradFlow.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include <optional>
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -47,6 +48,19 @@ const FunctionDecl *userCallee(const CallExpr &Call, const ASTContext &Ctx);
 /// or member initialised with it (`std::function<...> head = [&](...)
 /// {...}`, a member with such a default initialiser). Null otherwise.
 const FunctionDecl *calledBody(const CallExpr &Call, const ASTContext &Ctx);
+
+/// A call of a function of the user's code whose definition is in this
+/// translation unit (calledBody; not a template's pattern, not in LibTorch's
+/// headers), with the argument the call passes for each of its parameters
+/// (a functor's or lambda's `f(x)` passes its object first): what a check
+/// needs to evaluate the callee's body at this call.
+struct CallBinding {
+  const FunctionDecl *Body = nullptr;
+  llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4>
+      Arguments;
+};
+std::optional<CallBinding> userCallBinding(const CallExpr &Call,
+                                           const ASTContext &Ctx);
 
 /// Every body a call may run: calledBody's, or for a local std::function
 /// assigned lambdas on several paths (`if (kind == "ce") criterion = [](...)
