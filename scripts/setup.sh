@@ -14,6 +14,13 @@
 #                           version is in scripts/libtorch2-version.txt) into
 #                           build/libtorch2/, build bin/torch-tidy, and run the real-header
 #                           check tests and the examples' tests against them (ctest -L libtorch2)
+#   scripts/setup.sh cuda   the runtime suite against a PyTorch installation's LibTorch (on a
+#                           machine with a GPU: the CUDA-only tests run there): the torch of
+#                           TORCH_PYTHON (default python3), or with TORCH_SITE=<dir holding
+#                           torch/ and nvidia/> that one; builds bin/torch-tidy and the
+#                           runtime-libtorch2 suite against it, runs it (ctest -L libtorch2
+#                           -R runtime-libtorch2) and prints what ran, passed, failed and was
+#                           skipped, the CUDA-only tests apart (docs/runtime-evidence.md)
 #   scripts/setup.sh build  install the Debian packages and build everything
 #   scripts/setup.sh package  install the Debian packages, build what the package holds (target
 #                           install-files: the programs, the plugin, docs and man pages; no test
@@ -27,8 +34,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 case "$mode" in
-  demo|quick|test|build|package|libtorch2) ;;
-  *) echo "usage: scripts/setup.sh demo|quick|test|build|package|libtorch2" >&2; exit 2 ;;
+  demo|quick|test|build|package|libtorch2|cuda) ;;
+  *) echo "usage: scripts/setup.sh demo|quick|test|build|package|libtorch2|cuda" >&2; exit 2 ;;
 esac
 build_dir=${BUILD_DIR:-"$here/build"}
 llvm=${TORCH_TIDY_LLVM_VERSION:-19}
@@ -77,7 +84,39 @@ install_sarif_multitool() {
 }
 
 [ "${SKIP_APT:-0}" = 1 ] || [ "$mode" = quick ] || install_packages
+# Wall time of each step, for the table `test` prints at the end.
+steps=()
+step_start=0
+start_step() { step_start=$(date +%s%N); }
+end_step() {
+  local ms=$((($(date +%s%N) - step_start) / 1000000))
+  steps+=(--step "$1=$((ms / 1000)).$(printf %03d $((ms % 1000)))")
+}
+
 [ "$mode" != libtorch2 ] || bash "$here/scripts/fetch-libtorch2.sh" "$build_dir"
+if [ "$mode" = test ]; then
+  # LibTorch 2.x beside Debian's 1.13: its headers for the real-header tests, its
+  # libraries and CUDA runtime for the runtime suite (about 2.5 GB from PyPI, once).
+  start_step
+  bash "$here/scripts/fetch-libtorch2.sh" --libraries "$build_dir"
+  end_step "fetch LibTorch 2.x"
+fi
+torch_site=""
+if [ "$mode" = cuda ]; then
+  torch_site=${TORCH_SITE:-}
+  if [ -z "$torch_site" ]; then
+    py=${TORCH_PYTHON:-python3}
+    torch_site=$("$py" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null) || {
+      echo "setup.sh: error: no PyTorch in $py (import torch failed): set TORCH_PYTHON=<python with torch> or TORCH_SITE=<dir holding torch/>, or fetch one with scripts/fetch-libtorch2.sh --libraries and TORCH_SITE=build/libtorch2/<version>" >&2
+      exit 2
+    }
+  fi
+  if [ ! -f "$torch_site/torch/lib/libtorch_cpu.so" ] || [ ! -d "$torch_site/torch/include" ]; then
+    echo "setup.sh: error: $torch_site/torch has no LibTorch (lib/libtorch_cpu.so and include/): not a PyTorch installation" >&2
+    exit 2
+  fi
+  echo "==> LibTorch of the PyTorch in $torch_site"
+fi
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCH_TIDY_LLVM_VERSION="$llvm")
 if [ "$mode" = test ]; then
@@ -88,17 +127,12 @@ if [ "$mode" = test ]; then
   # (fixits-compile-real). `cmake --build` without this option builds them for users.
   cmake_args+=(-DTORCH_TIDY_BUILD_EXAMPLE_PROGRAMS=OFF)
 fi
-# Wall time of each step, for the table `test` prints at the end.
-steps=()
-step_start=0
-start_step() { step_start=$(date +%s%N); }
-end_step() {
-  local ms=$((($(date +%s%N) - step_start) / 1000000))
-  steps+=(--step "$1=$((ms / 1000)).$(printf %03d $((ms % 1000)))")
-}
-
 start_step
-if [ "$mode" = quick ] && [ -f "$build_dir/CMakeCache.txt" ]; then
+if [ "$mode" = cuda ]; then
+  echo "==> configuring $build_dir against $torch_site/torch"
+  cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" -DTORCH_TIDY_BUILD_EXAMPLE_PROGRAMS=OFF \
+    -DTORCH_TIDY_LIBTORCH2_INCLUDE="$torch_site/torch/include" >/dev/null
+elif [ "$mode" = quick ] && [ -f "$build_dir/CMakeCache.txt" ]; then
   : # configured already: keep the build directory's own options
 elif [ "$mode" = libtorch2 ] && [ -f "$build_dir/CMakeCache.txt" ]; then
   echo "==> configuring $build_dir again (it finds build/libtorch2)"
@@ -117,6 +151,9 @@ if [ "$mode" = demo ]; then
 elif [ "$mode" = libtorch2 ]; then
   echo "==> building bin/torch-tidy and LibTorch 2.x's PCH for the tests"
   cmake --build "$build_dir" --target torch-tidy torch-tidy-test-pch-libtorch2 "${build_args[@]}"
+elif [ "$mode" = cuda ]; then
+  echo "==> building bin/torch-tidy and the runtime suite against $torch_site/torch"
+  cmake --build "$build_dir" --target torch-tidy runtime-tests-libtorch2 "${build_args[@]}"
 elif [ "$mode" = quick ]; then
   echo "==> building bin/torch-tidy and the plugin"
   cmake --build "$build_dir" --target torch-tidy TorchTidy "${build_args[@]}"
@@ -154,6 +191,17 @@ case "$mode" in
     echo "==> the real-header check tests against LibTorch $(cat "$here/scripts/libtorch2-version.txt") (ctest -L libtorch2)"
     cd "$build_dir"
     ctest --output-on-failure -L libtorch2
+    ;;
+  cuda)
+    echo "==> the runtime suite against $torch_site/torch (ctest -L libtorch2 -R runtime-libtorch2)"
+    cd "$build_dir"
+    set +e
+    ctest --output-on-failure -j "${JOBS:-2}" -L libtorch2 -R '^runtime-libtorch2[.]' \
+      --output-junit "$build_dir/runtime-cuda.xml"
+    status=$?
+    set -e
+    python3 "$here/scripts/runtime_summary.py" "$build_dir/runtime-cuda.xml"
+    exit "$status"
     ;;
   test)
     echo "==> running the test suite"

@@ -44,7 +44,8 @@ torch::Device testDevice() {
 }
 
 size_t countGraphNodes(const torch::Tensor &T) {
-  const std::shared_ptr<torch::autograd::Node> &Root = T.grad_fn();
+  // std::shared_ptr<Node> in LibTorch 1.x, c10::intrusive_ptr<Node> in 2.x.
+  const auto &Root = T.grad_fn();
   if (!Root)
     return 0;
   std::unordered_set<const torch::autograd::Node *> Seen{Root.get()};

@@ -84,6 +84,15 @@ TEST(RuntimeSupport, TestDeviceFollowsCudaAvailability) {
   }
 }
 
+// The build says which LibTorch it linked (test/runtime/CMakeLists.txt): Debian's
+// CPU-only one, or a CUDA build (the torch wheel's) whose libtorch_cuda must really be
+// loaded, GPU or not: linked with --as-needed it would silently drop out, and every
+// CUDA-only test would then skip for the wrong reason.
+TEST(RuntimeSupport, CudaBackendIsLinkedExactlyWhenTheBuildSaysSo) {
+  EXPECT_EQ(libtorchHasCudaBackend(), TORCH_TIDY_RUNTIME_EXPECT_CUDA_BACKEND != 0)
+      << runDescription();
+}
+
 // Must report SKIPPED on a machine without a GPU (ctest: "Not Run (Skipped)").
 TEST(RuntimeSupport, CudaOnlyRequireCudaRunsOnlyWithGpu) {
   TORCH_TIDY_REQUIRE_CUDA();

@@ -19,7 +19,10 @@ file(MAKE_DIRECTORY "${out_dir}")
 set(tmp "${OUT}.tmp.cpp")
 file(WRITE "${tmp}" "${source}")
 
-set(flags -std=c++17 -DTORCH_TIDY_EXAMPLE_NO_MAIN)
+if(NOT STD)
+  set(STD -std=c++17)
+endif()
+set(flags ${STD} -DTORCH_TIDY_EXAMPLE_NO_MAIN)
 foreach(dir IN LISTS INCLUDES)
   if(NOT dir STREQUAL "/usr/include") # already the compiler's own
     list(APPEND flags -isystem "${dir}")

@@ -12,6 +12,7 @@
 #include "RuntimeSupport.h"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <cmath>
 #include <functional>
@@ -63,6 +64,10 @@ struct Case {
   /// implementation detail of a LibTorch function that differs between
   /// versions: then any backward function must be named.
   const char *BackwardFunction;
+  /// Whether this LibTorch's anomaly mode catches the NaN at all. LibTorch 2.x
+  /// misses the angle case: the gradient is NaN (BuggyGradientHasNaN) but
+  /// backward() throws nothing, so there the test asserts exactly that.
+  bool AnomalyModeCatchesIt = true;
 };
 
 /// How GoogleTest prints a Case (ctest's output, a failure's "where
@@ -79,6 +84,11 @@ TEST_P(MissingEpsilon, BuggyGradientHasNaN) {
 
 TEST_P(MissingEpsilon, AnomalyModeNamesTheBackwardFunction) {
   const std::string Message = anomalyMessage(GetParam().Buggy);
+  if (!GetParam().AnomalyModeCatchesIt) {
+    EXPECT_EQ(Message, "") << "this LibTorch's anomaly mode now catches the "
+                           << GetParam().Name << " NaN: update the test";
+    return;
+  }
   const std::string Function = GetParam().BackwardFunction
                                    ? GetParam().BackwardFunction
                                    : "[A-Za-z]+Backward[0-9]*";
@@ -103,8 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"distance", buggy::distanceGradient, fixed::distanceGradient,
              "PowBackward0"},
         // acos'(1) = -inf at parallel vectors; the NaN appears inside
-        // cosine_similarity's backward (ExpandBackward0 in LibTorch 1.13).
-        Case{"angle", buggy::angleGradient, fixed::angleGradient, nullptr},
+        // cosine_similarity's backward (ExpandBackward0 in LibTorch 1.13; in
+        // 2.x anomaly mode names no function: the NaN gradient is the evidence).
+        Case{"angle", buggy::angleGradient, fixed::angleGradient, nullptr,
+             TORCH_VERSION_MAJOR < 2},
         // x / |x| at x = 0: 0 / 0.
         Case{"normalize", buggy::normalizeGradient, fixed::normalizeGradient,
              "DivBackward0"},
