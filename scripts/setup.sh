@@ -5,7 +5,8 @@
 #                           over the bundled buggy examples (examples/*/buggy.cpp): you see
 #                           real diagnostics first; then it says how to build the rest
 #   scripts/setup.sh test   install dependencies (Debian packages, the SARIF validator from
-#                           npm), build everything, and run the whole test suite (ctest)
+#                           npm, CodeChecker from PyPI into build/codechecker-venv), build
+#                           everything, and run the whole test suite (ctest)
 #   scripts/setup.sh quick  the loop while editing a check: build bin/torch-tidy and the
 #                           plugin, then run the mock-header check tests and the unit tests
 #                           (ctest -L quick; no LibTorch parse; under two minutes when built)
@@ -83,6 +84,38 @@ install_sarif_multitool() {
   chmod u+x "$sarif_bin"
 }
 
+# CodeChecker (PyPI `codechecker`, the version pinned in scripts/codechecker-version.txt),
+# which the test suite runs torch-tidy under (test/tools/codechecker.test). Installed
+# into a venv in the build directory, never into the system Python; CMake finds it
+# there. For `test` it is required, like the SARIF validator.
+codechecker_version=$(grep -m1 '^[0-9]' "$here/scripts/codechecker-version.txt" | tr -d ' \r')
+codechecker_venv="$build_dir/codechecker-venv"
+codechecker_bin="$codechecker_venv/bin/CodeChecker"
+install_codechecker() {
+  if [ -x "$codechecker_bin" ] && "$codechecker_venv/bin/python3" -c \
+       'import importlib.metadata as m, sys; sys.exit(m.version("codechecker") != sys.argv[1])' \
+       "$codechecker_version" 2>/dev/null; then
+    return
+  fi
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    echo "setup.sh: error: python3 cannot make a venv: install the Debian package 'python3-venv' (CodeChecker is installed into one)" >&2
+    exit 2
+  fi
+  echo "==> installing CodeChecker $codechecker_version (pip, PyPI) into $codechecker_venv"
+  rm -rf "$codechecker_venv"
+  local t0=$SECONDS
+  if ! python3 -m venv "$codechecker_venv" ||
+     ! "$codechecker_venv/bin/pip" install --quiet --disable-pip-version-check \
+         "codechecker==$codechecker_version"; then
+    echo "setup.sh: error: could not install codechecker==$codechecker_version from PyPI into" \
+         "$codechecker_venv (is PyPI reachable? pip reads PIP_INDEX_URL and HTTPS_PROXY);" \
+         "the test suite requires it (test/tools/codechecker.test)" >&2
+    rm -rf "$codechecker_venv"
+    exit 2
+  fi
+  echo "    CodeChecker installed in $((SECONDS - t0)) s"
+}
+
 [ "${SKIP_APT:-0}" = 1 ] || [ "$mode" = quick ] || install_packages
 # Wall time of each step, for the table `test` prints at the end.
 steps=()
@@ -122,6 +155,8 @@ cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCH_TIDY_LLVM_VERSION="$llvm
 if [ "$mode" = test ]; then
   install_sarif_multitool
   cmake_args+=(-DTORCH_TIDY_SARIF_MULTITOOL="$sarif_bin" -DTORCH_TIDY_REQUIRE_SARIF_MULTITOOL=ON)
+  install_codechecker
+  cmake_args+=(-DTORCH_TIDY_CODECHECKER="$codechecker_bin" -DTORCH_TIDY_REQUIRE_CODECHECKER=ON)
   # The suite runs no standalone example program (build/examples/<check>/{buggy,fixed}):
   # the runtime tests link the same sources, and lit compiles each example whole
   # (fixits-compile-real). `cmake --build` without this option builds them for users.

@@ -120,6 +120,19 @@ config.substitutions.append(("%lsp_client", "%s %s" % (
 if getattr(config, "sarif_multitool", "") and os.access(config.sarif_multitool, os.X_OK):
     config.available_features.add("sarif-multitool")
     config.substitutions.append(("%sarif_multitool", config.sarif_multitool))
+# CodeChecker (found by CMake; scripts/setup.sh installs it into build/codechecker-venv)
+# and its checker labels directory, which a pip install puts in <prefix>/share/codechecker
+# next to <prefix>/bin/CodeChecker (%codechecker_labels is substituted before %codechecker).
+if getattr(config, "codechecker", "") and os.access(config.codechecker, os.X_OK):
+    _cc_labels = os.path.join(os.path.dirname(os.path.dirname(config.codechecker)),
+                              "share", "codechecker", "config", "labels")
+    if os.path.isdir(os.path.join(_cc_labels, "analyzers")):
+        config.available_features.add("codechecker")
+        config.substitutions.append(("%codechecker_labels", _cc_labels))
+        config.substitutions.append(("%codechecker", config.codechecker))
+    else:
+        lit_config.warning("CodeChecker %s: no labels directory %s: the CodeChecker tests are "
+                           "UNSUPPORTED" % (config.codechecker, _cc_labels))
 for _tool in ("pre-commit", "git", "cmake", "ninja", "nvim"):
     if shutil.which(_tool):
         config.available_features.add(_tool)
