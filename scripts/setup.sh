@@ -5,8 +5,10 @@
 #                           over the bundled buggy examples (examples/*/buggy.cpp): you see
 #                           real diagnostics first; then it says how to build the rest
 #   scripts/setup.sh test   install dependencies (Debian packages, the SARIF validator from
-#                           npm, CodeChecker from PyPI into build/codechecker-venv), build
-#                           everything, and run the whole test suite (ctest)
+#                           npm, CodeChecker from PyPI into build/codechecker-venv, LibTorch
+#                           2.x's headers, libraries and CUDA runtime from PyPI's torch wheel
+#                           into build/libtorch2: about 2.5 GB once), build everything, and
+#                           run the whole test suite (ctest) against LibTorch 1.13 and 2.x
 #   scripts/setup.sh quick  the loop while editing a check: build bin/torch-tidy and the
 #                           plugin, then run the mock-header check tests and the unit tests
 #                           (ctest -L quick; no LibTorch parse; under two minutes when built)
@@ -127,12 +129,16 @@ end_step() {
 }
 
 [ "$mode" != libtorch2 ] || bash "$here/scripts/fetch-libtorch2.sh" "$build_dir"
+fetch_pid=""
 if [ "$mode" = test ]; then
   # LibTorch 2.x beside Debian's 1.13: its headers for the real-header tests, its
   # libraries and CUDA runtime for the runtime suite (about 2.5 GB from PyPI, once).
+  # In the background while npm and pip install the SARIF validator and CodeChecker
+  # (below): the three are mostly waiting on the network.
   start_step
-  bash "$here/scripts/fetch-libtorch2.sh" --libraries "$build_dir"
-  end_step "fetch LibTorch 2.x"
+  mkdir -p "$build_dir"
+  bash "$here/scripts/fetch-libtorch2.sh" --libraries "$build_dir" >"$build_dir/fetch-libtorch2.log" 2>&1 &
+  fetch_pid=$!
 fi
 torch_site=""
 if [ "$mode" = cuda ]; then
@@ -157,11 +163,23 @@ if [ "$mode" = test ]; then
   cmake_args+=(-DTORCH_TIDY_SARIF_MULTITOOL="$sarif_bin" -DTORCH_TIDY_REQUIRE_SARIF_MULTITOOL=ON)
   install_codechecker
   cmake_args+=(-DTORCH_TIDY_CODECHECKER="$codechecker_bin" -DTORCH_TIDY_REQUIRE_CODECHECKER=ON)
+  fetch_status=0
+  wait "$fetch_pid" || fetch_status=$?
+  cat "$build_dir/fetch-libtorch2.log"
+  if [ "$fetch_status" != 0 ]; then
+    echo "setup.sh: error: scripts/fetch-libtorch2.sh --libraries failed ($fetch_status): the test suite runs against LibTorch 2.x too" >&2
+    exit 2
+  fi
+  end_step "dependencies (LibTorch 2.x, CodeChecker, SARIF validator)"
   # The suite runs no standalone example program (build/examples/<check>/{buggy,fixed}):
   # the runtime tests link the same sources, and lit compiles each example whole
   # (fixits-compile-real). `cmake --build` without this option builds them for users.
   cmake_args+=(-DTORCH_TIDY_BUILD_EXAMPLE_PROGRAMS=OFF)
+  # The suite CI runs (README, "Which LibTorch versions are tested"): the 2.x fix-it
+  # compilation entry stays off even where an earlier `libtorch2` run turned it on.
+  cmake_args+=(-DTORCH_TIDY_LIBTORCH2_FIXITS=OFF)
 fi
+[ "$mode" != libtorch2 ] || cmake_args+=(-DTORCH_TIDY_LIBTORCH2_FIXITS=ON)
 start_step
 if [ "$mode" = cuda ]; then
   echo "==> configuring $build_dir against $torch_site/torch"
@@ -171,7 +189,7 @@ elif [ "$mode" = quick ] && [ -f "$build_dir/CMakeCache.txt" ]; then
   : # configured already: keep the build directory's own options
 elif [ "$mode" = libtorch2 ] && [ -f "$build_dir/CMakeCache.txt" ]; then
   echo "==> configuring $build_dir again (it finds build/libtorch2)"
-  cmake "$build_dir" >/dev/null
+  cmake "$build_dir" -DTORCH_TIDY_LIBTORCH2_FIXITS=ON >/dev/null
 else
   echo "==> configuring $build_dir (LLVM $llvm)"
   cmake -S "$here" -B "$build_dir" "${cmake_args[@]}" >/dev/null

@@ -5,7 +5,8 @@ part of the test command took just before ctest's closing summary.
   ctest ... | suite_table.py --step configure=12.3 --step build=456.7 [--out table.md]
 
 Every ctest entry gets a row, except that entries sharing a prefix listed with --group
-(default: runtime.autofix. and runtime.) are summed into one row. The table is Markdown,
+(default: runtime.autofix., runtime., runtime-libtorch2.autofix. and
+runtime-libtorch2.; the first prefix that matches) are summed into one row. The table is Markdown,
 so docs/performance.md can keep it as printed. ctest's own summary ("NN% tests passed,
 ...", the label summary, "Total Test time", the lists of failed tests) follows the table.
 """
@@ -34,7 +35,8 @@ def main():
     p.add_argument("--group", action="append", default=None, metavar="PREFIX")
     p.add_argument("--out", help="also write the table to this file")
     args = p.parse_args()
-    groups = args.group or ["runtime.autofix.", "runtime."]
+    groups = args.group or ["runtime.autofix.", "runtime.", "runtime-libtorch2.autofix.",
+                            "runtime-libtorch2."]
     steps = []
     for step in args.step:
         name, _, seconds = step.partition("=")

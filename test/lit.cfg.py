@@ -89,6 +89,11 @@ if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_inclu
     # differ (--check-suffixes=,LIBTORCH%libtorch_major: CHECK-MESSAGES-LIBTORCH1 lines hold
     # on 1.13 only).
     config.substitutions.append(("%libtorch_major", _libtorch_major))
+    # gen_libtorch_project.py's options for the same headers (test/tools).
+    config.substitutions.append(("%libtorch_project_args",
+                                 "--include-dir %s" % config.libtorch_include + (
+                                     "" if _libtorch_major == "1" else " --base-include %s --std %s" % (
+                                         config.libtorch2_include, config.libtorch2_std[len("-std="):]))))
     # fix_compiles_real.py's options for the same headers (test/fixits).
     config.substitutions.append(("%libtorch_fixit_args", "" if _libtorch_major == "1" else
                                  "--base-include %s --std %s" % (

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""usage: gen_libtorch_project.py DEST N [--include-dir DIR] [--I]
+"""usage: gen_libtorch_project.py DEST N [--include-dir DIR] [--base-include DIR] [--std STD] [--I]
 
 Generates a small LibTorch project in DEST: N translation units src/unit<i>.cpp
 (a module, a training loop, checkpoint loading; every third file loads without
 a device, every fourth has an unused variable for -Wall) and
 build/compile_commands.json as CMake would write it for find_package(Torch)
 (-isystem for the LibTorch headers, or -I with --I, as hand-written Makefiles
-do). Used by the PCH equivalence test and by the benchmark in
+do). --base-include adds LibTorch's other include directory (a torch wheel's
+torch/include, which Debian's /usr/include already is), --std the language standard
+(default gnu++17). Used by the PCH equivalence test and by the benchmark in
 docs/integration/run-torch-tidy.md.
 """
 import json
@@ -58,12 +60,19 @@ std::vector<torch::Tensor> restore(const std::string &path) {{
 
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
+    def option(name, default):
+        if name not in argv:
+            return default
+        value = argv[argv.index(name) + 1]
+        args.remove(value)
+        return value
+    include = option("--include-dir", "/usr/include/torch/csrc/api/include")
+    base = option("--base-include", None)
+    std = option("--std", "gnu++17")
     dest, n = os.path.abspath(args[0]), int(args[1])
-    include = "/usr/include/torch/csrc/api/include"
-    if "--include-dir" in argv:
-        include = argv[argv.index("--include-dir") + 1]
-        args = [a for a in args if a != include]
-    inc_flags = ["-I" + include] if "--I" in argv else ["-isystem", include]
+    inc_flags = []
+    for d in ([base] if base else []) + [include]:
+        inc_flags += ["-I" + d] if "--I" in argv else ["-isystem", d]
     os.makedirs(os.path.join(dest, "src"), exist_ok=True)
     os.makedirs(os.path.join(dest, "build"), exist_ok=True)
     db = []
@@ -75,7 +84,7 @@ def main(argv):
                                 unused="  int unused = 0;\n" if i % 4 == 1 else ""))
         db.append({"directory": os.path.join(dest, "build"), "file": path,
                    "arguments": ["/usr/bin/c++", "-D_GLIBCXX_USE_CXX11_ABI=1"] + inc_flags +
-                                ["-O2", "-DNDEBUG", "-Wall", "-std=gnu++17",
+                                ["-O2", "-DNDEBUG", "-Wall", "-std=" + std,
                                  "-o", "CMakeFiles/app.dir/src/unit%d.cpp.o" % i, "-c", path]})
     with open(os.path.join(dest, "build", "compile_commands.json"), "w") as f:
         json.dump(db, f, indent=2)
