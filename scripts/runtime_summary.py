@@ -4,16 +4,45 @@
     scripts/runtime_summary.py build/runtime-cuda.xml
 
 Prints how many tests ran, passed, failed and were skipped, and the same for the
-CUDA-only tests apart (GoogleTest names containing "Cuda": the tests that start with
-TORCH_TIDY_REQUIRE_CUDA(), test/runtime/RuntimeSupport.h), then the names of the
-failed and of the skipped CUDA-only tests. Exit status 0; ctest's own status says
+CUDA-only tests apart (the GoogleTest tests whose body calls TORCH_TIDY_REQUIRE_CUDA()
+or TORCH_TIDY_REQUIRE_CUDA_ALLOCATOR_STATS(), test/runtime/RuntimeSupport.h, read from
+test/runtime/*.cpp), then the names of the failed tests and of the skipped CUDA-only ones. Exit status 0; ctest's own status says
 whether the run passed. Used by `scripts/setup.sh cuda`.
 """
+import glob
+import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "runtime")
+TEST_RE = re.compile(r"^TEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
 
-def summarise(path):
+
+def cuda_only_tests(runtime_dir=RUNTIME_DIR):
+    """Suite.Name of every test whose body requires CUDA."""
+    names = set()
+    for path in glob.glob(os.path.join(runtime_dir, "*.cpp")):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        heads = list(TEST_RE.finditer(text))
+        for i, head in enumerate(heads):
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            if "TORCH_TIDY_REQUIRE_CUDA" in text[head.end():end]:
+                names.add(head.group(1) + "." + head.group(2))
+    return names
+
+
+def is_cuda_only(ctest_name, cuda_only):
+    # runtime[-libtorch2].[autofix.]Suite.Name, or Prefix/Suite.Name/param for TEST_P
+    parts = ctest_name.split(" ")[0].split(".")
+    return any(".".join(parts[i:i + 2]).split("/")[0] in cuda_only or
+               ".".join(p.split("/")[-1] if j == 0 else p.split("/")[0]
+                        for j, p in enumerate(parts[i:i + 2])) in cuda_only
+               for i in range(len(parts) - 1))
+
+
+def summarise(path, cuda_only):
     root = ET.parse(path).getroot()
     cases = root.iter("testcase")
     counts = {"all": [0, 0, 0, 0], "cuda": [0, 0, 0, 0]}  # ran, passed, failed, skipped
@@ -28,12 +57,13 @@ def summarise(path):
             failed.append(name)
         else:
             kind = 1
-        groups = ["all"] + (["cuda"] if "Cuda" in name else [])
+        cuda = is_cuda_only(name, cuda_only)
+        groups = ["all"] + (["cuda"] if cuda else [])
         for g in groups:
             if kind != 3:
                 counts[g][0] += 1
             counts[g][kind] += 1
-        if kind == 3 and "Cuda" in name:
+        if kind == 3 and cuda:
             cuda_skipped.append(name)
     return counts, failed, cuda_skipped
 
@@ -43,7 +73,7 @@ def main(argv):
         print("usage: runtime_summary.py CTEST_JUNIT.xml", file=sys.stderr)
         return 2
     try:
-        counts, failed, cuda_skipped = summarise(argv[1])
+        counts, failed, cuda_skipped = summarise(argv[1], cuda_only_tests())
     except (OSError, ET.ParseError) as e:
         print(f"runtime_summary.py: error: cannot read {argv[1]}: {e}", file=sys.stderr)
         return 2

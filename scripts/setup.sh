@@ -150,6 +150,10 @@ if [ "$mode" = cuda ]; then
       exit 2
     }
   fi
+  torch_site=$(cd "$torch_site" 2>/dev/null && pwd) || {
+    echo "setup.sh: error: TORCH_SITE=${TORCH_SITE:-}: no such directory" >&2
+    exit 2
+  }
   if [ ! -f "$torch_site/torch/lib/libtorch_cpu.so" ] || [ ! -d "$torch_site/torch/include" ]; then
     echo "setup.sh: error: $torch_site/torch has no LibTorch (lib/libtorch_cpu.so and include/): not a PyTorch installation" >&2
     exit 2

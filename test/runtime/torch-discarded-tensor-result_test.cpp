@@ -114,9 +114,7 @@ TEST(DiscardedTensorResult, BuggyStepLeavesTheParametersUnchanged) {
 // On a GPU the dropped `Images.to(Device)` leaves the batch on the CPU while
 // the model is on the GPU.
 TEST(DiscardedTensorResult, CudaBatchStaysOnTheCpu) {
-  if (!cudaAvailable())
-    GTEST_SKIP()
-        << "no usable CUDA device: the device half of the proof needs one";
+  TORCH_TIDY_REQUIRE_CUDA();
   torch::Device Device = testDevice();
   torch::Tensor Buggy = buggy::prepareImages(images(), Device);
   torch::Tensor Fixed = fixed::prepareImages(images(), Device);

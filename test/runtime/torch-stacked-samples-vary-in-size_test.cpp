@@ -81,9 +81,7 @@ TEST(StackedSamplesVaryInSize, FixedBatchHasFixedSizes) {
 }
 
 TEST(StackedSamplesVaryInSize, CudaThrowsOnTheHostAndFixedBatchMoves) {
-  if (!cudaAvailable())
-    GTEST_SKIP() << "no usable CUDA device: the device half of the proof "
-                    "needs one";
+  TORCH_TIDY_REQUIRE_CUDA();
   // The throw comes from stacking the CPU samples, a GPU present or not.
   EXPECT_TRUE(contains(
       thrownMessage([] { buggy::firstBatch(Tokens, Labels, 3); }),
