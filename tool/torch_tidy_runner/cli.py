@@ -13,10 +13,14 @@ from . import common
 from .baseline import add_adoption_arguments, check_adoption_arguments
 from .cache import add_cache_arguments, check_cache_arguments
 from .common import EXIT_CLEAN, EXIT_TOOL_FAILURE, InputError, PROG, fail, unwritable
-from .database import find_database, load_database, select_entries
+from .database import find_database, load_database, select_entries, select_shard
 from .gitdiff import diff_entries
 from .run import run
+from .sarif import merge_sarif_files
+from .shards import (add_shard_arguments, check_shard_arguments, default_summaries_out,
+                     merge_setup)
 from .summary_file import SUMMARIES_FILE
+from .tidy import tidy_options
 from .tools import find_torch_tidy, llvm_version
 
 
@@ -122,6 +126,7 @@ def parse_args(argv):
                    help="explain per file why a PCH is (not) used, whether the cache had its "
                         "result, and in which round of the summaries it was analysed and why")
     add_cache_arguments(p)
+    add_shard_arguments(p)
     add_adoption_arguments(p)
     p.add_argument("--version", action="store_true",
                    help="print run-torch-tidy's version and the LLVM it is built on, then exit")
@@ -150,6 +155,7 @@ def parse_args(argv):
         except re.error as e:
             fail("invalid regular expression '%s': %s" % (r, e))
     check_cache_arguments(args)
+    check_shard_arguments(args)
     check_adoption_arguments(args)
     if args.summaries_only:
         if not args.summaries:
@@ -176,6 +182,8 @@ def print_version():
 
 def main(argv):
     args = parse_args(argv)
+    if args.merge_sarif:
+        return merge_sarif_files(args.merge_sarif[0], args.merge_sarif[1:], args.quiet)
     start = time.time()
     db_path = find_database(args.build_path)
     args.db_dir = os.path.dirname(db_path)
@@ -183,12 +191,25 @@ def main(argv):
     database = load_database(db_path)
     args.database_files = {e.file for e in database}
     entries = select_entries(database, args.files, args.exclude, db_path, args.paths)
+    if args.merge_summaries:
+        args.summaries_preset, args.summaries_start = merge_setup(args.merge_summaries[1:],
+                                                                  tidy_options(args))
+        unknown = sorted(set(args.summaries_preset) - args.database_files)
+        if unknown:
+            raise InputError("--merge-summaries: %s is not in %s"
+                             % (os.path.relpath(unknown[0]), db_path))
+        entries = [e for e in entries if e.file in args.summaries_preset]
     if not entries and args.paths:
         return EXIT_CLEAN  # only headers were given: nothing to analyse
     if args.diff is not None:
         entries = diff_entries(args, entries)  # the changed files and their includers
         if not entries:
             return EXIT_CLEAN
+    if args.shard_spec:
+        entries = select_shard(entries, args.shard_spec, args.db_dir)
+        if args.summaries_only:
+            args.summaries_out = os.path.abspath(
+                args.summaries_out or default_summaries_out(args.db_dir, args.shard_spec))
     absent = [e.file for e in entries if not os.path.isfile(e.file)]
     if absent:
         raise InputError("%s: listed in %s but not on disk (re-run CMake, or --exclude it)" % (

@@ -1,6 +1,8 @@
 """The compilation database: finding compile_commands.json, reading its entries
-(one per file) and selecting the files to analyse (FILE_REGEX, --paths, --exclude)."""
+(one per file) and selecting the files to analyse (FILE_REGEX, --paths, --exclude,
+--shard)."""
 
+import hashlib
 import json
 import os
 import re
@@ -116,3 +118,34 @@ def select_entries(entries, regexes, excludes, db_path, paths=False):
         rx = re.compile(r)
         selected = [e for e in selected if not rx.search(e.file)]
     return selected
+
+
+# --- Shards: --shard K/N ----------------------------------------------------------------
+#
+# A CI job matrix analyses the database in N shards. A file's shard depends on its own
+# path only (a hash of the path relative to the database's directory, '/'-separated),
+# never on the order of the database or on the other files: adding a file moves no
+# other file, and every machine with the same checkout splits alike.
+
+SHARD_RE = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+def parse_shard(text):
+    """(K, N) of 'K/N' (1 <= K <= N), or None."""
+    m = SHARD_RE.fullmatch(text or "")
+    if not m:
+        return None
+    k, n = int(m.group(1)), int(m.group(2))
+    return (k, n) if 1 <= k <= n else None
+
+
+def shard_of(file, db_dir, n):
+    """The 1-based shard of a file among n."""
+    name = os.path.relpath(file, db_dir).replace(os.sep, "/")
+    return int(hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16], 16) % n + 1
+
+
+def select_shard(entries, shard, db_dir):
+    """The entries of shard (K, N), in the database's order."""
+    k, n = shard
+    return [e for e in entries if shard_of(e.file, db_dir, n) == k]

@@ -10,17 +10,18 @@ import time
 from .baseline import adopt_findings
 from .cache import open_cache
 from .common import (EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_FAILURE, InputError,
-                     PROG, unwritable)
+                     PROG, unwritable, write_if_changed)
 from .fixes import apply_fixes, merged_fixes, write_fixes_yaml
 from .flags import drop_flags, drop_gcc_only_flags, flag_regex
 from .pch import build_pch, plan_pch
 from .progress import Progress
 from .reports import json_report, source_root, summary_counts, text_report, unique_diagnostics
 from .sarif import sarif_report
+from .shards import shard_table, shard_text
 from .summary_file import SUMMARIES_FILE
 from .summary_rounds import run_summaries, summaries_wanted
 from .summary_start import MAX_SUMMARY_ROUNDS
-from .tidy import check_tidy_options, run_file
+from .tidy import check_tidy_options, run_file, tidy_options
 from .tools import find_pch_clang, llvm_version
 
 
@@ -28,7 +29,7 @@ def run(args, start, db_path, entries, tidy, tmpdir):
     version = llvm_version(tidy)
     if version is None:
         raise InputError("%s --version does not name an LLVM version: is it clang-tidy?" % tidy)
-    if not entries:
+    if not entries and not args.shard_spec:  # (a shard may have no file: an empty report)
         raise InputError("no files to analyse in %s" % db_path)
     progress = Progress("none" if args.quiet else args.progress, len(entries))
     verbose = (lambda f, m: progress.message("%s: %s: %s" % (PROG, os.path.relpath(f), m))) \
@@ -41,14 +42,31 @@ def run(args, start, db_path, entries, tidy, tmpdir):
                                             for f, n in sorted(gcc_only.items()))))
     if args.drop_flag or gcc_only:
         args.db_dir = drop_flags(entries, args.drop_flag, tmpdir)
-    check_tidy_options(args, tidy, entries[0])
+    if entries:
+        check_tidy_options(args, tidy, entries[0])
     summaries, why = summaries_wanted(args, tidy, entries)
     if summaries:
-        if args.summaries_only and unwritable(os.path.join(args.summaries_dir, SUMMARIES_FILE)):
-            raise InputError("--summaries-only: %s" % unwritable(
-                os.path.join(args.summaries_dir, SUMMARIES_FILE)))
+        target = args.summaries_out if args.shard_spec else getattr(args, "summaries_target", None)
+        target = target or os.path.join(args.summaries_dir, SUMMARIES_FILE)
+        if args.summaries_only and unwritable(target):
+            raise InputError("%s: %s" % ("--merge-summaries" if args.merge_summaries else
+                                         "--summaries-only", unwritable(target)))
         results, from_cache, cache, groups, info = run_summaries(
             args, tidy, version, entries, tmpdir, progress, verbose)
+        if args.summaries_only and args.shard_spec:  # the shard's summaries
+            table = shard_table(info.states)
+            info.path, info.functions, info.calls = target, len(table["functions"]), len(table["calls"])
+            info.written, info.error = write_if_changed(target, shard_text(
+                args.shard_spec, tidy_options(args), info.states))
+        if info.unsettled:
+            progress.message("%s: note: %s does not hold the summaries %d file%s export%s now (e.g. "
+                             "%s): %s diagnostics may differ from an unsharded run's; merge the "
+                             "summaries of these sources again (--merge-summaries)"
+                             % (PROG, args.summaries_from, len(info.unsettled),
+                                "" if len(info.unsettled) == 1 else "s",
+                                "s" if len(info.unsettled) == 1 else "",
+                                os.path.relpath(info.unsettled[0]),
+                                "its" if len(info.unsettled) == 1 else "their"))
     elif args.summaries_only:
         raise InputError("--summaries-only: %s" % why)
     else:
@@ -100,7 +118,8 @@ def summaries_only_status(args, results, info, elapsed, from_cache, db_path):
                              info.functions, "" if info.functions == 1 else "s",
                              info.calls, "" if info.calls == 1 else "s", os.path.relpath(info.path),
                              "written" if info.written else "unchanged", elapsed,
-                             ", %d from the cache" % from_cache if from_cache else ""))
+                             ", %d from %s" % (from_cache, "the shards" if args.merge_summaries
+                                               else "the cache") if from_cache else ""))
     return status
 
 

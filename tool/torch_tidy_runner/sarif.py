@@ -1,14 +1,16 @@
-"""The SARIF 2.1.0 report."""
+"""The SARIF 2.1.0 report, and --merge-sarif (the shards' reports as one)."""
 
 import json
 import os
 import pathlib
 import re
 import subprocess
+import sys
 import urllib.parse
 
 from . import common
 from .baseline import fingerprint_findings
+from .common import InputError
 from .fixes import fix_title, parse_fix_block
 from .reports import SourceLines, rel
 from .sarif_rules import sarif_rule, with_period
@@ -130,3 +132,98 @@ def sarif_report(diags, root, tidy_version, fix_blocks, docs_url, tidy=None):
             "results": results,
         }],
     }, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- --merge-sarif: the shards' reports as one ---------------------------------------
+
+CHECKLESS_RULES = tuple("clang-diagnostic-%s" % level for level in ("warning", "error", "remark", "note"))
+
+
+def result_order(result, roots):
+    """A result's place in an unsharded report: (file, line, column, check,
+    message), as unique_diagnostics sorts them (columns in UTF-16 units keep the
+    order of clang's byte columns within a line)."""
+    path, line, column = "", 0, 0
+    locations = result.get("locations") or []
+    if locations:
+        physical = locations[0].get("physicalLocation", {})
+        art = physical.get("artifactLocation", {})
+        uri = urllib.parse.unquote(art.get("uri", ""))
+        if art.get("uriBaseId") in roots:
+            path = roots[art["uriBaseId"]] + uri
+        else:
+            path = urllib.parse.unquote(urllib.parse.urlsplit(art.get("uri", "")).path)
+        region = physical.get("region", {})
+        line, column = region.get("startLine", 0), region.get("startColumn", 0)
+    rule = result.get("ruleId", "")
+    check = "" if rule in CHECKLESS_RULES else rule
+    return (path, line, column, check, result.get("message", {}).get("text", ""))
+
+
+def merge_sarif(reports):
+    """One SARIF report of several reports of the same tool and source root (the
+    shards'): one run, each result once (a header's finding seen by files of two
+    shards), in the order of an unsharded report, the rules in the order of their
+    first result."""
+    runs = []
+    for name, data in reports:
+        if not (isinstance(data, dict) and data.get("version") == "2.1.0"
+                and isinstance(data.get("runs"), list) and len(data["runs"]) == 1):
+            raise InputError("--merge-sarif: '%s' is not a SARIF 2.1.0 report with one run" % name)
+        runs.append((name, data["runs"][0]))
+    first_name, first = runs[0]
+    for name, run in runs[1:]:
+        for key in ("originalUriBaseIds", "columnKind"):
+            if run.get(key) != first.get(key):
+                raise InputError("--merge-sarif: '%s' and '%s' differ in %s" % (first_name, name, key))
+        a, b = run["tool"]["driver"], first["tool"]["driver"]
+        if (a.get("name"), a.get("version")) != (b.get("name"), b.get("version")):
+            raise InputError("--merge-sarif: '%s' and '%s' come from different tools" % (first_name, name))
+    roots = {k: urllib.parse.unquote(urllib.parse.urlsplit(v.get("uri", "")).path)
+             for k, v in (first.get("originalUriBaseIds") or {}).items()}
+    rules, results, seen = {}, [], set()
+    for _, run in runs:
+        driver_rules = run["tool"]["driver"].get("rules", [])
+        for r in driver_rules:
+            rules.setdefault(r["id"], r)
+        for res in run.get("results", []):
+            key = json.dumps({k: v for k, v in res.items() if k not in ("ruleIndex", "partialFingerprints")},
+                             sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                results.append(res)
+    results.sort(key=lambda r: result_order(r, roots))
+    order = []
+    for res in results:
+        if res["ruleId"] not in order:
+            order.append(res["ruleId"])
+        res["ruleIndex"] = order.index(res["ruleId"])
+    merged = dict(first)
+    merged["tool"] = {"driver": dict(first["tool"]["driver"], rules=[rules[r] for r in order])}
+    merged["results"] = results
+    out = reports[0][1]
+    return json.dumps(dict(out, runs=[merged]), indent=2, ensure_ascii=False) + "\n"
+
+
+def merge_sarif_files(output, inputs, quiet=False):
+    """--merge-sarif OUT IN...: writes the merged report."""
+    reports = []
+    for path in inputs:
+        try:
+            with open(path, encoding="utf-8") as f:
+                reports.append((path, json.load(f)))
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError("--merge-sarif: cannot read '%s': %s" % (path, getattr(e, "strerror", None) or e))
+        except ValueError as e:
+            raise InputError("--merge-sarif: '%s' is not valid JSON: %s" % (path, e))
+    text = merge_sarif(reports)
+    try:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise InputError("--merge-sarif: cannot write '%s': %s" % (output, e.strerror))
+    if not quiet:
+        n = len(json.loads(text)["runs"][0]["results"])
+        sys.stderr.write("%s: %d report%s merged into %s: %d result%s\n" % (
+            common.PROG, len(inputs), "" if len(inputs) == 1 else "s", output, n, "" if n == 1 else "s"))
+    return common.EXIT_CLEAN

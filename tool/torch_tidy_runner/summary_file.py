@@ -165,6 +165,11 @@ class Reads:
         return Reads(export["reads"], [f["usr"] for f in export["functions"]])
 
 
+def facts_view(view):
+    """The functions entries of a view: what a file's facts (its export) depend on."""
+    return {k: v for k, v in view.items() if k.startswith("function ")}
+
+
 def view_digest(view):
     return sha(json.dumps(sorted(view.items()), sort_keys=True, ensure_ascii=False).encode())[:32]
 
@@ -179,3 +184,15 @@ def view_changes(old, new, table):
             names.append(n if kind == "function" else "calls of %s" % n)
     names = list(dict.fromkeys(names))
     return ", ".join(names[:3]) + (" and %d more" % (len(names) - 3) if len(names) > 3 else "")
+
+
+def agrees(export, index):
+    """Whether a table (SummaryTable) holds what a file exported: each of its
+    functions entries (the table's entry of the same place is the same) and each
+    of its calls. --summaries-from checks a merged table with it."""
+    for f in export["functions"]:
+        t = index.functions.get(f["usr"])
+        if t is None or ((t.get("file"), t.get("line")) == (f.get("file"), f.get("line")) and t != f):
+            return False
+    calls = {canonical(c) for c in index.table["calls"]}
+    return all(canonical(c) in calls for c in export["calls"])

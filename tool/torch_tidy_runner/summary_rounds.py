@@ -8,11 +8,12 @@ import subprocess
 from .cache import CACHE_STORED_STATUSES, ResultCache
 from .common import InputError, PROG, write_if_changed
 from .pch import build_pch, plan_pch
-from .summary_file import (Reads, SUMMARIES_FILE, SummaryTable, merge_summaries, read_summary_file,
-                           summaries_text, view_changes, view_digest)
+from .summary_file import (Reads, SUMMARIES_FILE, SummaryTable, agrees, facts_view,
+                           merge_summaries, read_summary_file, summaries_text, view_changes,
+                           view_digest)
 from .summary_start import (FileState, MAX_SUMMARY_ROUNDS, first_table, reuse_conflict,
                             summary_source_lookup)
-from .tidy import run_file
+from .tidy import Result, run_file
 from .tools import find_pch_clang
 
 # docs/summaries.md: each file's analysis exports a few facts per function it defines
@@ -60,7 +61,7 @@ def summaries_wanted(args, tidy, entries):
     (False, why not)."""
     if not args.summaries:
         return False, "--no-summaries"
-    if len(entries) < 2 and not args.summaries_only:
+    if len(entries) < 2 and not args.summaries_only and getattr(args, "summaries_start", None) is None:
         return False, "only one file is analysed"
     if not summaries_supported(tidy):
         return False, "%s has no --export-summaries option" % tidy
@@ -77,27 +78,48 @@ class SummaryInfo:
         self.calls = 0
         self.settled = True
         self.error = None
+        self.states = []        # the FileStates, for a shard's summaries file
+        self.unsettled = []     # --summaries-from: files whose export the table does not hold
 
 
 def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
     """Analyses the files in rounds with the project's summaries (see above).
-    Returns (results, files from the cache, cache, PCH groups, SummaryInfo)."""
+    Returns (results, files from the cache, cache, PCH groups, SummaryInfo).
+
+    The sharded phases (docs/integration/ci.md) set, on args: summaries_start, a
+    table to start from as it is instead of the project's file (--shard: empty;
+    --summaries-from: the merged table; --merge-summaries: the shards' exports);
+    summaries_target, where the final table goes ('': nowhere; default: the
+    project's file); summaries_preset, {file: (export, digest of the functions
+    entries it read)} of the shards, taken instead of an analysis while the file
+    reads the same functions entries (--merge-summaries); summaries_single_round,
+    one analysis per file with the table, whose entries are then checked against
+    the exports (--summaries-from)."""
     info = SummaryInfo()
-    info.path = os.path.join(args.summaries_dir, SUMMARIES_FILE)
+    start = getattr(args, "summaries_start", None)
+    target = getattr(args, "summaries_target", None)
+    preset = getattr(args, "summaries_preset", None) or {}
+    single = getattr(args, "summaries_single_round", False)
+    info.path = os.path.join(args.summaries_dir, SUMMARIES_FILE) if target is None else \
+        target or getattr(args, "summaries_from", None) or SUMMARIES_FILE
     note = lambda m: progress.message("%s: note: %s" % (PROG, m))
-    previous, why = read_summary_file(info.path)
-    try:
-        with open(info.path, encoding="utf-8", errors="surrogateescape") as f:
-            previous_text = f.read()
-    except OSError:
-        previous_text = None
-    if previous is None:
-        if why != "no such file" and not args.quiet:
-            note("%s ignored: %s; it is written anew" % (os.path.relpath(info.path), why))
-        previous = {"functions": [], "calls": []}
+    previous_text = None
+    if start is not None:
+        previous = start
+    else:
+        previous, why = read_summary_file(info.path)
+        try:
+            with open(info.path, encoding="utf-8", errors="surrogateescape") as f:
+                previous_text = f.read()
+        except OSError:
+            previous_text = None
+        if previous is None:
+            if why != "no such file" and not args.quiet:
+                note("%s ignored: %s; it is written anew" % (os.path.relpath(info.path), why))
+            previous = {"functions": [], "calls": []}
     states = [FileState(e) for e in entries]
     cache = None
-    if args.cache:
+    if args.cache and not preset:  # (--merge-summaries: the shards' exports are its cache)
         clang_c, why = find_pch_clang(args.clang, version[0])
         if clang_c is None:
             note("result cache not used: %s" % why)
@@ -108,8 +130,11 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
     record = None
     if cache is not None and previous_text is not None:
         record = cache.lookup_project(args.summaries_dir, previous_text)
-    table, seeds, reused, afresh = first_table(previous, states, args.database_files,
-                                               cache is not None, record, verbose)
+    if start is None:
+        table, seeds, reused, afresh = first_table(previous, states, args.database_files,
+                                                   cache is not None, record, verbose)
+    else:  # every entry as it is (a header's too): nothing stale to leave out
+        table, seeds, reused, afresh = merge_summaries([start]), {}, set(), set()
 
     clang = pch_dir = None
     if args.pch:
@@ -136,13 +161,29 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
                for key in ("functions", "calls")}
     progress.total = sum(st.level == 0 for st in states)
 
+    def view_of(index, file, reads):
+        """What the file reads of the table; for --merge-summaries, which makes
+        the table and no report, only the functions entries (its facts depend on
+        them; the calls entries only change its diagnostics)."""
+        view = index.view(file, reads)
+        return facts_view(view) if preset else view
+
     def lookup(i, rnd, table_index):
-        """Round rnd's result of file i from the cache, or None."""
+        """Round rnd's result of file i from the shards' summaries or the cache, or None."""
         st = states[i]
+        if st.entry.file in preset:
+            export, digest = preset[st.entry.file]
+            view = view_of(table_index, st.entry.file, Reads.of(export))
+            if view_digest(view) == digest:  # what its shard's last analysis read
+                res = Result(st.entry)
+                res.export, res.round, res.cached = export, rnd, True
+                if rnd == 0:
+                    verbose(st.entry.file, "summaries from its shard")
+                return res, view, digest
         reads = Reads.of(st.export) if st.export is not None else st.reads
         if cache is None or st.key is None or st.key.result is None or reads is None:
             return None
-        view = table_index.view(st.entry.file, reads)
+        view = view_of(table_index, st.entry.file, reads)
         digest = view_digest(view)
         res = cache.load_result(cache.summary_result_key(st.key.result, digest), st.entry, tmpdir, i)
         if res is None or res.export is None:
@@ -169,7 +210,7 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
                      % (os.path.relpath(st.entry.file), why))
             exported = {"functions": [], "calls": [], "reads": []}
         res.export = exported
-        view = table_index.view(st.entry.file, Reads.of(exported))
+        view = view_of(table_index, st.entry.file, Reads.of(exported))
         digest = view_digest(view)
         if cache is not None and st.key is not None:
             cache.store(st.key, res, digest)
@@ -232,6 +273,12 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
                                    for st in states if st.export is not None or st.entry.file in seeds]
                                   + [carried])
             new_index = SummaryTable(new)
+            if single:  # the table is the project's: each file's export should be in it
+                info.unsettled = [st.entry.file for st in states if st.export is not None
+                                  and st.result.status not in ("crashed", "failed")
+                                  and not agrees(st.export, table_index)]
+                final = table
+                break
             conflict = reused and rnd == 0 and reuse_conflict(states, reused, afresh,
                                                               (table_index, new_index))
             if conflict and rnd + 1 < MAX_SUMMARY_ROUNDS:
@@ -253,7 +300,7 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
             for i, st in enumerate(states):
                 if st.view is None or st.result.status in ("crashed", "failed"):
                     continue
-                view = new_index.view(st.entry.file, Reads.of(st.export))
+                view = view_of(new_index, st.entry.file, Reads.of(st.export))
                 if view_digest(view) != st.digest:
                     todo[i] = "the summaries it reads changed (%s)" % view_changes(st.view, view, new_index)
             waiting = [i for i, st in enumerate(states) if st.view is None and st.level > rnd]
@@ -294,8 +341,10 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
     args.summaries_table = os.path.join(sdir, "final.json")
     with open(args.summaries_table, "w", encoding="utf-8") as f:
         f.write(text)
-    info.written, info.error = write_if_changed(info.path, text)
-    if cache is not None and info.settled and not info.error:
+    info.states = states
+    if target != "":
+        info.written, info.error = write_if_changed(info.path, text)
+    if cache is not None and info.settled and not info.error and start is None:
         # Which code wrote the table: the next run knows what changed since.
         files = {f: k for f, k in (record or {}).items() if f in others}
         for st in states:

@@ -67,3 +67,28 @@ class DatabaseTest(TempDirTest):
         self.assertIn("not in db", str(e.exception))
         with self.assertRaises(InputError):
             database.select_paths(entries, [os.path.join(self.tmp, "gone.cpp")], "db")
+
+
+class ShardTest(TempDirTest):
+    def test_parse_shard(self):
+        self.assertEqual(database.parse_shard("2/4"), (2, 4))
+        self.assertEqual(database.parse_shard(" 1 / 1 "), (1, 1))
+        for bad in ("0/3", "4/3", "3", "a/b", "1/0", "-1/2", "2/", "", None, "1/2/3"):
+            self.assertIsNone(database.parse_shard(bad), bad)
+
+    def test_shards_cover_every_file_once_whatever_the_order(self):
+        files = ["/p/src/f%02d.cpp" % i for i in range(40)]
+        entries = [database.Entry("/p/build", f, ["c++"]) for f in files]
+        shards = [database.select_shard(entries, (k, 4), "/p/build") for k in range(1, 5)]
+        self.assertEqual(sorted(e.file for s in shards for e in s), files)
+        self.assertTrue(all(shards))  # 40 files: none of 4 shards empty
+        reversed_shards = [database.select_shard(entries[::-1], (k, 4), "/p/build") for k in range(1, 5)]
+        self.assertEqual([sorted(e.file for e in s) for s in shards],
+                         [sorted(e.file for e in s) for s in reversed_shards])
+        # Adding a file moves no other file; a checkout elsewhere splits alike.
+        more = entries + [database.Entry("/p/build", "/p/src/new.cpp", ["c++"])]
+        for k in range(1, 5):
+            kept = [e.file for e in database.select_shard(more, (k, 4), "/p/build") if e.file != "/p/src/new.cpp"]
+            self.assertEqual(kept, [e.file for e in shards[k - 1]])
+        self.assertEqual(database.shard_of("/p/src/f01.cpp", "/p/build", 4),
+                         database.shard_of("/q/src/f01.cpp", "/q/build", 4))

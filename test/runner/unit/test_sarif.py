@@ -55,3 +55,41 @@ class SarifTest(TempDirTest):
         os.chmod(tidy, 0o755)
         self.assertEqual(sarif.driver_version(tidy), "7.8.9")
         self.assertIsNone(sarif.driver_version(None))
+
+
+def report(results, rules, root="file:///r/"):
+    return {"$schema": sarif.SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "torch-tidy", "version": "1.0.0", "rules": [{"id": r} for r in rules]}},
+        "originalUriBaseIds": {"SRCROOT": {"uri": root}}, "columnKind": "utf16CodeUnits",
+        "results": results}]}
+
+
+def result(rule, uri, line, col=1, text="m."):
+    return {"ruleId": rule, "ruleIndex": 0, "level": "warning", "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "SRCROOT"},
+                                                "region": {"startLine": line, "startColumn": col}}}],
+            "partialFingerprints": {"torchTidyFindingHash/v1": "x:1"}}
+
+
+class MergeSarifTest(TempDirTest):
+    def test_merged_once_in_order(self):
+        header = result("torch-b", "inc/h.h", 3)
+        one = report([result("torch-b", "src/z.cpp", 2), header], ["torch-b"])
+        two = report([dict(header, partialFingerprints={"torchTidyFindingHash/v1": "y:1"}),
+                      result("torch-a", "src/a.cpp", 9), result("clang-diagnostic-error", "src/a.cpp", 9)],
+                     ["torch-b", "torch-a", "clang-diagnostic-error"])
+        merged = json.loads(sarif.merge_sarif([("one", one), ("two", two)]))
+        results = merged["runs"][0]["results"]
+        self.assertEqual([(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+                          for r in results],
+                         [("torch-b", "inc/h.h"), ("clang-diagnostic-error", "src/a.cpp"),
+                          ("torch-a", "src/a.cpp"), ("torch-b", "src/z.cpp")])
+        rules = [r["id"] for r in merged["runs"][0]["tool"]["driver"]["rules"]]
+        self.assertEqual(rules, ["torch-b", "clang-diagnostic-error", "torch-a"])
+        self.assertEqual([r["ruleIndex"] for r in results], [0, 1, 2, 0])
+
+    def test_different_roots_are_refused(self):
+        with self.assertRaisesRegex(sarif.InputError, "differ in originalUriBaseIds"):
+            sarif.merge_sarif([("a", report([], [])), ("b", report([], [], root="file:///other/"))])
+        with self.assertRaisesRegex(sarif.InputError, "not a SARIF 2.1.0 report"):
+            sarif.merge_sarif([("a", {"version": "2.0.0"})])

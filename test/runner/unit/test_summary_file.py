@@ -56,3 +56,22 @@ class SummaryFileTest(TempDirTest):
         self.assertNotEqual(sf.view_digest(view), sf.view_digest(changed))
         self.assertEqual(sf.view_digest(view), sf.view_digest(dict(reversed(list(view.items())))))
         self.assertEqual(sf.view_changes(view, changed, table), "f")
+
+
+class AgreesTest(TempDirTest):
+    def test_agrees(self):
+        table = sf.SummaryTable(sf.merge_summaries([{
+            "functions": [fn("c:@F@f#", "/p/a.cpp", 2, trains=True)],
+            "calls": [{"usr": "c:@F@g#", "file": "/p/a.cpp", "line": 3}]}]))
+        same = {"functions": [fn("c:@F@f#", "/p/a.cpp", 2, trains=True)],
+                "calls": [{"usr": "c:@F@g#", "file": "/p/a.cpp", "line": 3}], "reads": []}
+        self.assertTrue(sf.agrees(same, table))
+        self.assertFalse(sf.agrees(dict(same, functions=[fn("c:@F@f#", "/p/a.cpp", 2, trains=False)]), table))
+        self.assertFalse(sf.agrees(dict(same, calls=[{"usr": "c:@F@h#", "file": "/p/a.cpp", "line": 9}]), table))
+        self.assertFalse(sf.agrees(dict(same, functions=[fn("c:@F@new#", "/p/a.cpp", 5)]), table))
+        # The same inline function exported by another file from its own place: the table's wins.
+        self.assertTrue(sf.agrees(dict(same, functions=[fn("c:@F@f#", "/p/h.h", 1)]), table))
+
+    def test_facts_view(self):
+        view = {"function f": {"usr": "f"}, "calls g": [{"usr": "g"}]}
+        self.assertEqual(sf.facts_view(view), {"function f": {"usr": "f"}})
