@@ -8,9 +8,10 @@ code fence, a heading, a line break):
 
     <id> table=<bool> code=<bool> text=<bool> markup-in-descriptions=<bool>
 
-With --pages, loads run-torch-tidy as a module and prints, for every check
-page in DOCS_CHECKS_DIR, '<check> ok' when its rule's shortDescription and
-fullDescription are sentences without markup and it has help.markdown, else
+With --pages, loads run-torch-tidy as a module (it finds its package,
+torch_tidy_runner) and prints, for every check page in DOCS_CHECKS_DIR,
+'<check> ok' when its rule's shortDescription and fullDescription are
+sentences without markup and it has help.markdown, else
 '<check> BAD <shortDescription>'."""
 import importlib.machinery
 import importlib.util
@@ -29,11 +30,12 @@ def markup(rule):
 if sys.argv[1] == "--pages":
     loader = importlib.machinery.SourceFileLoader("run_torch_tidy", sys.argv[2])
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader("run_torch_tidy", loader))
-    loader.exec_module(module)
+    loader.exec_module(module)  # finds and configures its package, torch_tidy_runner
+    sarif_rules = importlib.import_module("torch_tidy_runner.sarif_rules")
     for page in sorted(os.listdir(sys.argv[3])):
         if not page.endswith(".md"):
             continue
-        rule = module.sarif_rule(page[:-3], "warning", None)
+        rule = sarif_rules.sarif_rule(page[:-3], "warning", None)
         good = (not markup(rule) and rule["help"]["markdown"]
                 and all(rule[k]["text"].endswith(".") for k in ("shortDescription", "fullDescription")))
         print(page[:-3], "ok" if good else "BAD " + rule["shortDescription"]["text"])
