@@ -14,6 +14,11 @@ as each CI job does. Exit status 1 when the merged SARIF report or the merged
 summaries differ from the unsharded run's.
 
   bench/shard_bench.py --build build [--chains 14] [--length 5] [--shards 4] [-j 2] [--mock]
+  bench/shard_bench.py --build build --project DB_DIR [--no-summaries] [--shards 3]
+
+--project takes an existing project instead (DB_DIR holds its compile_commands.json, e.g. a
+corpus project's database under run_corpus.py's --work directory); --no-summaries compares
+the sharded and unsharded runs without summaries across files (one phase per shard).
 """
 import argparse
 import os
@@ -50,13 +55,19 @@ def main():
     p.add_argument("-j", type=int, default=2)
     p.add_argument("--mock", action="store_true")
     p.add_argument("--keep", metavar="DIR")
+    p.add_argument("--project", metavar="DB_DIR")
+    p.add_argument("--no-summaries", action="store_true")
     a = p.parse_args()
     runner = [sys.executable, os.path.join(os.path.abspath(a.build), "bin", "run-torch-tidy")]
     work = a.keep or tempfile.mkdtemp(prefix="shard-bench-")
     headers = os.path.join(ROOT, "test", "checks", "Inputs") if a.mock else LIBTORCH
-    subprocess.run([sys.executable, os.path.join(ROOT, "test", "tools", "Inputs", "shards", "make_project.py"),
-                    work, headers, str(a.chains), str(a.length)], check=True)
-    common = ["-p", "build", "-j", str(a.j), "--no-cache", "--source-root", work, "--progress=lines"]
+    if a.project:
+        db = os.path.abspath(a.project)
+    else:
+        db = os.path.join(work, "build")
+        subprocess.run([sys.executable, os.path.join(ROOT, "test", "tools", "Inputs", "shards", "make_project.py"),
+                        work, headers, str(a.chains), str(a.length)], check=True)
+    common = ["-p", db, "-j", str(a.j), "--no-cache", "--source-root", work, "--progress=lines"]
     n = a.shards
     rows = []
 
@@ -71,8 +82,20 @@ def main():
         print("%-26s %7.1f s wall %7.1f s CPU  (%s)" % (name, wall, cpu, what), flush=True)
         return err
 
+    if a.no_summaries:
+        step("unsharded", ["--no-summaries", "--format=sarif", "-o", "unsharded.sarif"])
+        for k in range(1, n + 1):
+            step("shard %d/%d" % (k, n), ["--no-summaries", "--shard", "%d/%d" % (k, n), "--exit-zero",
+                                          "--format=sarif", "-o", "d%d.sarif" % k], ok=(0,))
+        timed(runner + ["--merge-sarif", "merged.sarif"] + ["d%d.sarif" % k for k in range(1, n + 1)], work)
+        same = open(os.path.join(work, "unsharded.sarif"), "rb").read() == \
+            open(os.path.join(work, "merged.sarif"), "rb").read()
+        print("merged SARIF %s the unsharded report" % ("identical to" if same else "DIFFERENT from"))
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return 0 if same else 1
     step("unsharded", ["--format=sarif", "-o", "unsharded.sarif"])
-    shutil.move(os.path.join(work, "build", "torch-tidy-summaries.json"), os.path.join(work, "unsharded.json"))
+    shutil.move(os.path.join(db, "torch-tidy-summaries.json"), os.path.join(work, "unsharded.json"))
     for k in range(1, n + 1):
         step("summaries, shard %d/%d" % (k, n), ["--summaries-only", "--shard", "%d/%d" % (k, n),
                                                  "--summaries-out", "s%d.json" % k], ok=(0,))
