@@ -15,7 +15,7 @@ import zlib
 from . import common
 from .common import PROG, fail, sha
 from .fixes import yaml_scalar
-from .preamble import OUTPUT_FLAGS, OUTPUT_FLAGS_WITH_VALUE
+from .preamble import without_output_flags
 from .summary_file import Reads, SummaryError, checked_summaries
 from .tidy import Result, tidy_options
 from .tools import find_pch_clang
@@ -242,17 +242,7 @@ class ResultCache:
         if self.clang is None:
             key.why = "no clang of torch-tidy's LLVM version to preprocess with (pass --clang)"
             return
-        args, skip = [], False
-        for a in entry.args[1:]:
-            if skip:
-                skip = False
-                continue
-            if a in OUTPUT_FLAGS_WITH_VALUE:
-                skip = True
-                continue
-            if a in OUTPUT_FLAGS or (a.startswith("-o") and len(a) > 2) or a.startswith(("-MF", "-MT", "-MQ")):
-                continue
-            args.append(a)
+        args = [a for _, a in without_output_flags(entry.args[1:])]
         name = os.path.basename(entry.args[0])
         driver = [] if "++" in name or name in ("cxx", "CC") else ["--driver-mode=gcc"]
         depfile = os.path.join(tmpdir, "deps-%05d.d" % index)

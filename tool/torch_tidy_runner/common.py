@@ -137,3 +137,16 @@ def current_umask():
     return mask
 def sha(data):
     return hashlib.sha256(data).hexdigest()
+
+
+def run_all(pool, fn, items):
+    """fn(item) for every item on the thread pool, waiting for them all (an exception
+    in one is raised here); Ctrl-C cancels those that have not started."""
+    futures = [pool.submit(fn, i) for i in items]
+    try:
+        for fut in futures:
+            fut.result()
+    except KeyboardInterrupt:
+        for fut in futures:
+            fut.cancel()
+        raise

@@ -202,15 +202,11 @@ def torch_includes(entry, include_rx, flags=None):
     return preamble_torch_includes(entry, flags, include_rx)[:2]
 
 
-def pch_flags(entry):
-    """The compile flags without the compiler, the file and output options, or
-    (None, reason) when a PCH cannot be used with them."""
-    if entry.count > 1:
-        return None, "several compile commands for the file"
-    if not entry.file.endswith(CXX_EXTENSIONS):
-        return None, "not a C++ source"
-    args = entry.args[1:]
-    out, skip, seen_file = [], False, False
+def without_output_flags(args):
+    """(index, argument) of the compile arguments that say what is compiled, not where
+    its output goes: without -o FILE, -c, -MD, -MF FILE and the other output and
+    dependency-file options (the PCH's flags and the cache's preprocessor run)."""
+    skip = False
     for i, a in enumerate(args):
         if skip:
             skip = False
@@ -220,6 +216,19 @@ def pch_flags(entry):
             continue
         if a in OUTPUT_FLAGS or (a.startswith("-o") and len(a) > 2) or a.startswith(("-MF", "-MT", "-MQ")):
             continue
+        yield i, a
+
+
+def pch_flags(entry):
+    """The compile flags without the compiler, the file and output options, or
+    (None, reason) when a PCH cannot be used with them."""
+    if entry.count > 1:
+        return None, "several compile commands for the file"
+    if not entry.file.endswith(CXX_EXTENSIONS):
+        return None, "not a C++ source"
+    args = entry.args[1:]
+    out, seen_file = [], False
+    for i, a in without_output_flags(args):
         if a.startswith(NO_PCH_FLAGS):
             return None, "the flags contain %s" % a
         if a == "-x" and i + 1 < len(args) and not args[i + 1].startswith("c++"):

@@ -54,3 +54,14 @@ class Progress:
                 sys.stderr.write("\r\033[K")
             sys.stderr.write(text + "\n")
             sys.stderr.flush()
+
+    def pch_note(self, path, note, quiet, verbose):
+        """A file's PCH note (tidy.Result.pch_note): a rejected PCH is a note for
+        everyone (not with -q), any other (PCH not used, and why) only with -v."""
+        if not note:
+            return
+        if note.startswith("PCH rejected") and not quiet:
+            self.message("%s: note: %s: precompiled header rejected, analysed without it: %s"
+                         % (PROG, os.path.relpath(path), note.split(": ", 1)[1]))
+        else:
+            verbose(path, note)

@@ -10,7 +10,7 @@ import time
 from .baseline import adopt_findings
 from .cache import open_cache
 from .common import (EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_FAILURE, InputError,
-                     PROG, unwritable, write_if_changed)
+                     PROG, run_all, unwritable, write_if_changed)
 from .fixes import apply_fixes, merged_fixes, write_fixes_yaml
 from .flags import drop_flags, drop_gcc_only_flags, flag_regex
 from .pch import build_pch, plan_pch
@@ -158,22 +158,9 @@ def run_each(args, tidy, version, entries, tmpdir, progress, verbose):
                     cache.store(cache_keys[i], r)
             results[i] = r
             progress.file_done(r)
-            if r.pch_note:
-                if r.pch_note.startswith("PCH rejected") and not args.quiet:
-                    progress.message("%s: note: %s: precompiled header rejected, analysed without "
-                                     "it: %s" % (PROG, os.path.relpath(r.entry.file),
-                                                 r.pch_note.split(": ", 1)[1]))
-                else:
-                    verbose(r.entry.file, r.pch_note)
+            progress.pch_note(r.entry.file, r.pch_note, args.quiet, verbose)
             return r
-        futures = [pool.submit(work, i) for i in order]
-        try:
-            for fut in futures:
-                fut.result()
-        except KeyboardInterrupt:
-            for fut in futures:
-                fut.cancel()
-            raise
+        run_all(pool, work, order)
     return results, len(hits), cache, groups
 
 

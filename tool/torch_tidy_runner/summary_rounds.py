@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from .cache import CACHE_STORED_STATUSES, ResultCache
-from .common import InputError, PROG, write_if_changed
+from .common import InputError, PROG, run_all, write_if_changed
 from .pch import build_pch, plan_pch
 from .summary_file import (Reads, SUMMARIES_FILE, SummaryTable, agrees, facts_view,
                            merge_summaries, read_summary_file, summaries_text, view_changes,
@@ -253,21 +253,8 @@ def run_summaries(args, tidy, version, entries, tmpdir, progress, verbose):
                     verbose(st.entry.file, "round %d: %s%s" % (rnd, how, ": " + why if why else ""))
                 st.result, st.export, st.view, st.digest = res, res.export, view, digest
                 progress.file_done(res)
-                if res.pch_note:
-                    if res.pch_note.startswith("PCH rejected") and not args.quiet:
-                        note("%s: precompiled header rejected, analysed without it: %s"
-                             % (os.path.relpath(st.entry.file), res.pch_note.split(": ", 1)[1]))
-                    else:
-                        verbose(st.entry.file, res.pch_note)
-            run_order = sorted(order, key=lambda i: states[i].entry.file in plan)
-            futures = [pool.submit(work, i) for i in run_order]
-            try:
-                for fut in futures:
-                    fut.result()
-            except KeyboardInterrupt:
-                for fut in futures:
-                    fut.cancel()
-                raise
+                progress.pch_note(st.entry.file, res.pch_note, args.quiet, verbose)
+            run_all(pool, work, sorted(order, key=lambda i: states[i].entry.file in plan))
             info.analyses += sum(found[i] is None for i in order)
             new = merge_summaries([st.export if st.export is not None else seeds.get(st.entry.file)
                                    for st in states if st.export is not None or st.entry.file in seeds]

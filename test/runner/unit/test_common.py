@@ -72,3 +72,17 @@ class CommonTest(TempDirTest):
             common.fail("bad thing")
         self.assertEqual(e.exception.code, 2)
         self.assertEqual(err.getvalue(), "run-torch-tidy: error: bad thing\n")
+
+    def test_run_all_runs_every_item_and_raises_the_first_error(self):
+        import concurrent.futures
+        done = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            common.run_all(pool, done.append, [3, 1, 2])
+        self.assertEqual(sorted(done), [1, 2, 3])
+
+        def boom(i):
+            if i == 2:
+                raise ValueError("two")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            with self.assertRaises(ValueError):
+                common.run_all(pool, boom, [1, 2, 3])

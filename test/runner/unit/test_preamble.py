@@ -53,3 +53,8 @@ class PreambleTest(TempDirTest):
         self.assertEqual(preamble.pch_flags(e), (None, "the flags contain -include"))
         c = Entry(self.tmp, os.path.join(self.tmp, "f.c"), ["cc", "f.c"])
         self.assertEqual(preamble.pch_flags(c), (None, "not a C++ source"))
+
+    def test_without_output_flags(self):
+        args = ["-I", "inc", "-o", "a.o", "-c", "-MD", "-MF", "a.d", "-oout", "-MTx", "-std=c++17", "a.cpp"]
+        self.assertEqual(list(preamble.without_output_flags(args)),
+                         [(0, "-I"), (1, "inc"), (10, "-std=c++17"), (11, "a.cpp")])

@@ -30,3 +30,17 @@ class ProgressTest(TempDirTest):
             p.start_round(1, 1, "round")
             p.message("m")
         self.assertEqual(err.getvalue(), "m\n")
+
+    def test_pch_note_rejected_is_a_note_unless_quiet_other_notes_only_verbose(self):
+        seen = []
+        verbose = lambda f, m: seen.append((f, m))
+        with captured_stderr() as err:
+            p = Progress("none", 1)
+            p.pch_note("/x/a.cpp", "", False, verbose)
+            p.pch_note("/x/a.cpp", "PCH rejected: stale file", False, verbose)
+            p.pch_note("/x/b.cpp", "PCH rejected: stale file", True, verbose)
+            p.pch_note("/x/c.cpp", "PCH not used: macros first", False, verbose)
+        self.assertRegex(err.getvalue(), r"^run-torch-tidy: note: .*a\.cpp: precompiled header rejected, "
+                                         r"analysed without it: stale file\n$")
+        self.assertEqual(seen, [("/x/b.cpp", "PCH rejected: stale file"),
+                                ("/x/c.cpp", "PCH not used: macros first")])
