@@ -33,13 +33,12 @@ def cuda_only_tests(runtime_dir=RUNTIME_DIR):
     return names
 
 
-def is_cuda_only(ctest_name, cuda_only):
-    # runtime[-libtorch2].[autofix.]Suite.Name, or Prefix/Suite.Name/param for TEST_P
-    parts = ctest_name.split(" ")[0].split(".")
-    return any(".".join(parts[i:i + 2]).split("/")[0] in cuda_only or
-               ".".join(p.split("/")[-1] if j == 0 else p.split("/")[0]
-                        for j, p in enumerate(parts[i:i + 2])) in cuda_only
-               for i in range(len(parts) - 1))
+def test_id(ctest_name):
+    """Suite.Name of a ctest name: runtime[-libtorch2].[autofix.]Suite.Name, with
+    Prefix/Suite.Name/param for a parameterised test, and GoogleTest's "  # GetParam()"."""
+    name = re.sub(r"^runtime(-[\w]+)?\.(autofix\.)?", "", ctest_name.split(" ")[0])
+    suite, _, test = name.partition(".")
+    return suite.split("/")[-1] + "." + test.split("/")[0]
 
 
 def summarise(path, cuda_only):
@@ -57,7 +56,7 @@ def summarise(path, cuda_only):
             failed.append(name)
         else:
             kind = 1
-        cuda = is_cuda_only(name, cuda_only)
+        cuda = test_id(name) in cuda_only
         groups = ["all"] + (["cuda"] if cuda else [])
         for g in groups:
             if kind != 3:
