@@ -70,6 +70,12 @@ else:
     _libtorch_I_base = ""
 if config.libtorch_include and os.path.exists(os.path.join(config.libtorch_include, "torch", "torch.h")):
     config.available_features.add("libtorch")
+    # The examples' tests apply their check's fix-its and compile the result
+    # (`%if examples-fixits %{ ... %}`) unless --param examples_fixits=0: ctest's
+    # lit.checks-real against 1.13 passes it when the 2.x run exists, where they run
+    # (and lit.fixits applies every fix-it to the examples against 1.13).
+    if lit_config.params.get("examples_fixits", "1") != "0":
+        config.available_features.add("examples-fixits")
     # LibTorch's headers precompiled once by the build (test/CMakeLists.txt): every
     # real-header test reads them instead of parsing <torch/torch.h> (about 10 s).
     # %libtorch_flags_nopch parses the headers, for the tests that compare the two.
