@@ -20,6 +20,7 @@
 #   <target>_INCLUDE_DIRS   torch/include and torch/include/torch/csrc/api/include
 #   <target>_CUDA           TRUE when the wheel has libtorch_cuda.so
 #   <target>_C10_CUDA       libc10_cuda.so, or empty
+# A wheel built with the pre-C++11 libstdc++ ABI (torch < 2.7) stops the configuration.
 # The compile definitions are the wheel's own (Caffe2Targets.cmake's
 # INTERFACE_COMPILE_DEFINITIONS of torch_cpu and torch_cuda).
 function(torch_tidy_libtorch_wheel root target)
@@ -33,6 +34,21 @@ function(torch_tidy_libtorch_wheel root target)
   endforeach()
   file(STRINGS "${torch}/version.py" version_line REGEX "^__version__")
   string(REGEX REPLACE "^__version__ *= *'([^']*)'.*" "\\1" version "${version_line}")
+
+  # Wheels before torch 2.7 were built with the pre-C++11 libstdc++ ABI; their
+  # TorchConfig.cmake says so in TORCH_CXX_FLAGS. Code built against them must use it
+  # too, and the suite links Debian's GoogleTest (the C++11 ABI): stop with a clear
+  # message rather than at the linker's undefined std::string symbols.
+  set(config_file "${torch}/share/cmake/Torch/TorchConfig.cmake")
+  if(EXISTS "${config_file}")
+    file(STRINGS "${config_file}" old_abi REGEX "_GLIBCXX_USE_CXX11_ABI=0")
+    if(old_abi)
+      message(FATAL_ERROR "torch-tidy: ${torch} (torch ${version}) is built with the pre-C++11 "
+                          "libstdc++ ABI (_GLIBCXX_USE_CXX11_ABI=0 in its TorchConfig.cmake); the "
+                          "runtime suite links GoogleTest built with the C++11 ABI: use torch 2.7 or "
+                          "later (scripts/libtorch2-version.txt)")
+    endif()
+  endif()
 
   set(definitions "")
   set(targets_file "${torch}/share/cmake/Caffe2/Caffe2Targets.cmake")
