@@ -108,6 +108,16 @@ bool containsUnexpandedOrDependent(QualType T) {
   return T.isNull() || T->isDependentType() || T->isInstantiationDependentType();
 }
 
+// Types printed as written, not canonical: PrintingPolicy::PrintCanonicalTypes in
+// LLVM 19, PrintAsCanonical in LLVM 22; whichever this clang has is set.
+template <typename Policy>
+auto printTypesAsWritten(Policy &P, int) -> decltype(P.PrintAsCanonical = false, void()) {
+  P.PrintAsCanonical = false;
+}
+template <typename Policy> void printTypesAsWritten(Policy &P, long) {
+  P.PrintCanonicalTypes = false;
+}
+
 struct Marker {
   unsigned Line;
   std::string Id;
@@ -121,7 +131,7 @@ public:
     Policy->SuppressScope = false;
     Policy->FullyQualifiedName = true;
     Policy->SuppressUnwrittenScope = true;
-    Policy->PrintCanonicalTypes = false;
+    printTypesAsWritten(*Policy, 0);
     readMarkers();
     collectUnits();
   }
@@ -1444,7 +1454,8 @@ public:
     RW.setSourceMgr(Ctx.getSourceManager(), Ctx.getLangOpts());
     Mutator M(Ctx, RW);
     bool Any = M.run(TransformName);
-    const RewriteBuffer *Buf = RW.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID());
+    // clang::RewriteBuffer in LLVM 19, llvm::RewriteBuffer in LLVM 22.
+    const auto *Buf = RW.getRewriteBufferFor(Ctx.getSourceManager().getMainFileID());
     std::string Out = Buf ? std::string(Buf->begin(), Buf->end())
                           : Ctx.getSourceManager().getBufferData(Ctx.getSourceManager().getMainFileID()).str();
     std::error_code EC;
