@@ -90,12 +90,18 @@ configuration or --header-filter sets one. --dump-config shows both.
 
 namespace {
 
-/// torch-tidy's base layer of Checks (clang-tidy's is ClangTidyDefaultChecks).
+/// torch-tidy's base layer of Checks (clang-tidy's: isClangTidyDefaultChecks).
 constexpr const char *TorchDefaultChecks = "clang-diagnostic-*,torch-*";
 /// clang-tidy's own default (ClangTidyMain.cpp, DefaultChecks): the Checks of
-/// the "clang-tidy binary" source of clangTidyMain's options providers.
+/// the "clang-tidy binary" source of clangTidyMain's options providers. LLVM 22
+/// dropped clang-analyzer-* from it; both spellings are clang-tidy's defaults.
 constexpr const char *ClangTidyDefaultChecks =
     "clang-diagnostic-*,clang-analyzer-*";
+constexpr const char *ClangTidy22DefaultChecks = "clang-diagnostic-*";
+bool isClangTidyDefaultChecks(const std::optional<std::string> &Checks) {
+  return Checks && (*Checks == ClangTidyDefaultChecks ||
+                    *Checks == ClangTidy22DefaultChecks);
+}
 /// Headers of LibTorch found through -I inside the project: not the user's
 /// (the checks skip them; this keeps the compiler's warnings there out too).
 constexpr const char *LibTorchHeadersRegex =
@@ -186,7 +192,7 @@ void applyTorchDefaults(
   if (Raw.empty() ||
       Raw.front().second !=
           ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary ||
-      Raw.front().first.Checks != ClangTidyDefaultChecks)
+      !isClangTidyDefaultChecks(Raw.front().first.Checks))
     return;
   ClangTidyOptions &Defaults = Raw.front().first;
   Defaults.Checks = TorchDefaultChecks;
