@@ -111,6 +111,10 @@ for other in sorted(glob.glob("/usr/bin/clang-tidy-[0-9]*")):
     if os.path.basename(other) != "clang-tidy-" + config.llvm_version_major:
         config.available_features.add("other-clang-tidy")
         config.substitutions.append(("%other_clang_tidy", other))
+        if int(other.rsplit("-", 1)[1]) < int(config.llvm_version_major):
+            # A newer plugin in an older clang-tidy: the dynamic loader may refuse it
+            # before its own version check runs (plugin/plugin-version-mismatch.test).
+            config.available_features.add("other-clang-tidy-older")
         break
 # From LLVM 22 on, clang-tidy's default header filter is '.*' (diagnostics from
 # every non-system header); before, it was empty (main files only).
